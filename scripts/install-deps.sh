@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages convsel needs to build and test. Idempotent:
+# packages already present are not touched, and apt-get runs only when one is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libcjson-dev        # model runtime: JSON parsing of frugally-deep files
+  libsqlite3-dev      # performance database
+  libopenblas-dev     # cblas_sgemm for the GEMM-based solvers
+  clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

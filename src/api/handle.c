@@ -1,0 +1,71 @@
+/* handle.c -- handle lifetime, thread count, status strings, error messages. */
+#include "api/handle.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MAX_THREADS 256
+
+const char *convsel_version(void) { return "0.1.0"; }
+
+const char *convsel_status_string(convsel_status_t status) {
+    switch (status) {
+    case CONVSEL_STATUS_SUCCESS: return "success";
+    case CONVSEL_STATUS_BAD_PARAM: return "bad parameter";
+    case CONVSEL_STATUS_NOT_SUPPORTED: return "not supported";
+    case CONVSEL_STATUS_ALLOC_FAILED: return "allocation failed";
+    case CONVSEL_STATUS_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+convsel_status_t handle_fail(convsel_handle_t h, convsel_status_t status, const char *fmt, ...) {
+    if (h != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(h->error, sizeof h->error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
+    if (handle_out == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    *handle_out = NULL;
+    struct convsel_handle *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return CONVSEL_STATUS_ALLOC_FAILED;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    h->num_threads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+    snprintf(h->error, sizeof h->error, "success");
+    *handle_out = h;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+void convsel_handle_destroy(convsel_handle_t handle) { free(handle); }
+
+convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
+    if (h == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    if (num_threads < 1 || num_threads > MAX_THREADS)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "num_threads = %d: must be in 1..%d",
+                           num_threads, MAX_THREADS);
+    h->num_threads = num_threads;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+convsel_status_t convsel_get_num_threads(const_convsel_handle_t h, int *num_threads_out) {
+    if (h == NULL || num_threads_out == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    *num_threads_out = h->num_threads;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+const char *convsel_get_error_message(const_convsel_handle_t h) {
+    if (h == NULL)
+        return "NULL handle";
+    return h->error;
+}

@@ -1,0 +1,20 @@
+/* handle.h -- the handle's internals and the error-reporting helper every
+ * API function uses. */
+#ifndef CONVSEL_API_HANDLE_H
+#define CONVSEL_API_HANDLE_H
+
+#include "convsel/convsel.h"
+
+#define HANDLE_ERROR_MAX 512
+
+struct convsel_handle {
+    int num_threads;
+    char error[HANDLE_ERROR_MAX]; /* last failing call's message */
+};
+
+/* Records a message on h (if h is non-NULL) and returns status, so a failing
+ * check reads `return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "...", ...);`. */
+convsel_status_t handle_fail(convsel_handle_t h, convsel_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* CONVSEL_API_HANDLE_H */

@@ -1,0 +1,33 @@
+/* registry.c -- the ordered list of solvers. A solver's id is its index
+ * here. The order is the order of preference when nothing better is known
+ * (see src/heur/fallback.c); the reference solver comes last. */
+#include <string.h>
+
+#include "solvers/solver.h"
+
+extern const struct solver solver_im2col_gemm;
+extern const struct solver solver_reference;
+
+static const struct solver *const registry[] = {
+    &solver_im2col_gemm,
+    &solver_reference,
+};
+
+int solver_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+
+const struct solver *solver_get(int id) {
+    if (id < 0 || id >= solver_count())
+        return NULL;
+    return registry[id];
+}
+
+int solver_find(const char *name) {
+    if (name == NULL)
+        return -1;
+    for (int i = 0; i < solver_count(); i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+int solver_reference_id(void) { return solver_find("reference"); }

@@ -1,0 +1,56 @@
+/* solver.h -- what a solver is, and the registry that lists them.
+ *
+ * A solver is one algorithm for the forward convolution. It states which
+ * problems it can run (is_applicable), how much scratch memory it needs
+ * (workspace_size) and runs them (run). Solvers receive a validated
+ * conv_problem and never see descriptors or handles; the caller (src/api)
+ * has already checked applicability and the workspace size before run().
+ *
+ * Adding a solver: one file in src/solvers/ defining a `const struct solver`
+ * and one line in registry.c.
+ */
+#ifndef CONVSEL_SOLVERS_SOLVER_H
+#define CONVSEL_SOLVERS_SOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/problem.h"
+
+struct conv_run_args {
+    const struct conv_problem *p;
+    const float *x;
+    const float *w;
+    float *y;
+    void *workspace; /* the caller's buffer, at least workspace_size(p) bytes */
+    size_t workspace_bytes;
+    int num_threads; /* the handle's thread count */
+};
+
+struct solver {
+    const char *name;        /* stable identifier, lower_snake_case */
+    const char *description; /* one line for --help and listings */
+    /* Largest accepted max|y - ref| / max|ref| against the reference solver.
+     * Each solver file states why its value is what it is. */
+    double tolerance;
+    /* True when the solver can run p; otherwise *reason (if non-NULL) gets a
+     * static text saying why not. */
+    bool (*is_applicable)(const struct conv_problem *p, const char **reason);
+    size_t (*workspace_size)(const struct conv_problem *p);
+    /* Runs the convolution. Returns SUCCESS, or ALLOC_FAILED / INTERNAL. */
+    convsel_status_t (*run)(const struct conv_run_args *a);
+};
+
+/* Number of registered solvers. */
+int solver_count(void);
+
+/* The solver with this id (its index in the registry), or NULL. */
+const struct solver *solver_get(int id);
+
+/* The id of the solver named `name`, or -1. */
+int solver_find(const char *name);
+
+/* The id of the reference solver. */
+int solver_reference_id(void);
+
+#endif /* CONVSEL_SOLVERS_SOLVER_H */

@@ -1,0 +1,77 @@
+/* testutil.c -- see testutil.h. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static int passed, failed;
+
+bool test_check(bool ok, const char *file, int line, const char *expr) {
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, expr);
+    }
+    return ok;
+}
+
+bool test_check_status(convsel_status_t got, convsel_status_t want, convsel_handle_t h,
+                       const char *file, int line, const char *expr) {
+    if (got == want)
+        return test_check(true, file, line, expr);
+    fprintf(stderr, "%s:%d: %s returned %s, expected %s (message: %s)\n", file, line, expr,
+            convsel_status_string(got), convsel_status_string(want),
+            convsel_get_error_message(h));
+    return test_check(false, file, line, expr);
+}
+
+bool test_check_message(convsel_handle_t h, const char *needle, const char *file, int line) {
+    const char *msg = convsel_get_error_message(h);
+    if (strstr(msg, needle) != NULL)
+        return test_check(true, file, line, needle);
+    fprintf(stderr, "%s:%d: message '%s' does not contain '%s'\n", file, line, msg, needle);
+    return test_check(false, file, line, needle);
+}
+
+int test_finish(const char *name) {
+    printf("%s: %d passed, %d failed\n", name, passed, failed);
+    return failed == 0 && passed > 0 ? 0 : 1;
+}
+
+void test_skip(const char *name, const char *why) {
+    printf("%s: skipped: %s\n", name, why);
+    exit(77);
+}
+
+const char *test_shared_dir(void) {
+    const char *dir = getenv("CONVSEL_SHARED_DIR");
+    struct stat st;
+    if (dir == NULL || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    return dir;
+}
+
+int test_run_command(const char *command, char *out, size_t cap) {
+    char full[4096];
+    snprintf(full, sizeof full, "%s 2>&1", command);
+    FILE *f = popen(full, "r");
+    if (f == NULL)
+        return -1;
+    size_t used = fread(out, 1, cap - 1, f);
+    out[used] = '\0';
+    /* Drain anything past cap so the child does not block on a full pipe. */
+    char sink[4096];
+    while (fread(sink, 1, sizeof sink, f) > 0) {
+    }
+    int status = pclose(f);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const char *test_convsel_bin(void) {
+    const char *bin = getenv("CONVSEL_BIN");
+    return bin ? bin : "./convsel";
+}

@@ -1,0 +1,88 @@
+/* cli_args.c -- the flag parser behind every subcommand. One table per
+ * command drives both parsing and --help, so they cannot disagree. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_print_help(const char *command, const char *summary, const struct cli_flag *flags,
+                    size_t count) {
+    printf("usage: convsel %s [flags]\n\n%s\n\nflags:\n", command, summary);
+    for (size_t i = 0; i < count; i++) {
+        char names[64];
+        snprintf(names, sizeof names, "%s%s%s %s", flags[i].short_name ? flags[i].short_name : "",
+                 flags[i].short_name && flags[i].long_name ? ", " : "",
+                 flags[i].long_name ? flags[i].long_name : "",
+                 flags[i].kind == CLI_SWITCH ? "" : flags[i].metavar);
+        printf("  %-32s %s\n", names, flags[i].help);
+    }
+    printf("  %-32s %s\n", "-h, --help", "show this help");
+}
+
+static bool parse_int(const char *s, int64_t *out) {
+    if (*s == '\0')
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Finds the flag spelled `arg` (up to `len` characters). */
+static const struct cli_flag *lookup(const char *arg, size_t len, const struct cli_flag *flags,
+                                     size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        const char *names[2] = {flags[i].short_name, flags[i].long_name};
+        for (int j = 0; j < 2; j++)
+            if (names[j] && strlen(names[j]) == len && strncmp(names[j], arg, len) == 0)
+                return &flags[i];
+    }
+    return NULL;
+}
+
+int cli_parse(const char *command, const char *summary, int argc, char **argv,
+              const struct cli_flag *flags, size_t count) {
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            cli_print_help(command, summary, flags, count);
+            return -1;
+        }
+        /* --name=value is accepted for long flags. */
+        const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+        const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        const struct cli_flag *f = arg[0] == '-' ? lookup(arg, len, flags, count) : NULL;
+        if (f == NULL) {
+            fprintf(stderr, "convsel %s: unknown %s '%s' (see 'convsel %s --help')\n", command,
+                    arg[0] == '-' ? "flag" : "argument", arg, command);
+            return EXIT_USAGE;
+        }
+        if (f->kind == CLI_SWITCH) {
+            if (eq) {
+                fprintf(stderr, "convsel %s: flag '%.*s' takes no value\n", command, (int)len, arg);
+                return EXIT_USAGE;
+            }
+            *(bool *)f->dst = true;
+            continue;
+        }
+        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (value == NULL) {
+            fprintf(stderr, "convsel %s: flag '%s' needs a value (%s)\n", command, arg,
+                    f->metavar);
+            return EXIT_USAGE;
+        }
+        if (f->kind == CLI_STRING) {
+            *(const char **)f->dst = value;
+        } else if (!parse_int(value, (int64_t *)f->dst)) {
+            fprintf(stderr, "convsel %s: flag '%.*s' expects an integer, got '%s'\n", command,
+                    (int)len, arg, value);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}

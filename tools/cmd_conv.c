@@ -1,0 +1,204 @@
+/* cmd_conv.c -- `convsel conv`: run one convolution with a chosen or
+ * automatically selected solver, time it, and verify it against the
+ * reference solver. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/descriptors.h"
+#include "cli.h"
+#include "core/verify.h"
+#include "heur/select.h"
+#include "problem_flags.h"
+#include "solvers/solver.h"
+#include "util/clock.h"
+#include "util/rng.h"
+#include "util/stats.h"
+
+static const char summary[] =
+    "Runs one fp32 forward convolution (MIOpenDriver-style flags), prints the problem key,\n"
+    "the solver used, the median time and GFLOP/s. With -V 1 the output is compared with\n"
+    "the reference solver and the command fails (exit 1) if the error exceeds the solver's\n"
+    "stated tolerance. Without flags it runs ResNet-50's 3x3 layer 1x64x56x56.";
+
+struct conv_options {
+    struct problem_flags pf;
+    int64_t iters, verify, threads;
+    const char *solver;
+};
+
+/* The data of one run: tensors, sizes, and the handle's descriptors. */
+struct conv_buffers {
+    float *x, *w, *y, *ref;
+    void *workspace;
+    size_t x_count, w_count, y_count, workspace_bytes;
+};
+
+static void free_buffers(struct conv_buffers *b) {
+    free(b->x);
+    free(b->w);
+    free(b->y);
+    free(b->ref);
+    free(b->workspace);
+}
+
+static void *alloc_or_report(size_t count, size_t size, const char *what) {
+    void *p = count ? calloc(count, size) : NULL;
+    if (count && p == NULL)
+        fprintf(stderr, "convsel conv: cannot allocate %zu bytes for %s\n", count * size, what);
+    return p;
+}
+
+static int run_and_time(convsel_handle_t h, convsel_solver_id_t id, const struct problem_descs *d,
+                        struct conv_buffers *b, int64_t iters, double *samples) {
+    for (int64_t i = -1; i < iters; i++) { /* i == -1 is the warm-up run */
+        const int64_t t0 = clock_now_ns();
+        convsel_status_t st = convsel_convolution_forward(h, id, d->x, b->x, d->w, b->w, d->conv,
+                                                          d->y, b->y, b->workspace,
+                                                          b->workspace_bytes);
+        const int64_t t1 = clock_now_ns();
+        if (st != CONVSEL_STATUS_SUCCESS) {
+            fprintf(stderr, "convsel conv: %s: %s\n", convsel_status_string(st),
+                    convsel_get_error_message(h));
+            return st == CONVSEL_STATUS_NOT_SUPPORTED ? EXIT_NOT_SUPPORTED : EXIT_FAILED;
+        }
+        if (i >= 0)
+            samples[i] = (double)(t1 - t0) * 1e-9;
+    }
+    return EXIT_OK;
+}
+
+static int verify_output(convsel_handle_t h, const struct problem_descs *d,
+                         struct conv_buffers *b, const struct solver *s) {
+    if ((b->ref = alloc_or_report(b->y_count, sizeof(float), "the reference output")) == NULL)
+        return EXIT_FAILED;
+    convsel_status_t st =
+        convsel_convolution_forward(h, solver_reference_id(), d->x, b->x, d->w, b->w, d->conv,
+                                    d->y, b->ref, NULL, 0);
+    if (st != CONVSEL_STATUS_SUCCESS) {
+        fprintf(stderr, "convsel conv: reference failed: %s\n", convsel_get_error_message(h));
+        return EXIT_FAILED;
+    }
+    struct verify_result r = verify_compare(b->y, b->ref, b->y_count);
+    printf("verify    max abs err %.3e, max rel err %.3e (max|ref| %.3g, tolerance %.0e",
+           r.max_abs_error, r.rel_error, r.max_ref, s->tolerance);
+    if (r.nonfinite)
+        printf(", %zu non-finite outputs", r.nonfinite);
+    printf(")\n");
+    if (!verify_passes(&r, s->tolerance)) {
+        printf("FAILED\n");
+        return EXIT_FAILED;
+    }
+    printf("verified\n");
+    return EXIT_OK;
+}
+
+int cmd_conv(int argc, char **argv) {
+    struct conv_options o = {.iters = 10, .verify = 0, .threads = 0, .solver = "auto"};
+    problem_flags_defaults(&o.pf);
+    struct cli_flag flags[PROBLEM_FLAG_COUNT + 4];
+    problem_flags_table(&o.pf, flags);
+    flags[PROBLEM_FLAG_COUNT + 0] = (struct cli_flag){
+        "-i", "--iter", CLI_INT, &o.iters, "ITERS", "timed iterations after one warm-up (default 10)"};
+    flags[PROBLEM_FLAG_COUNT + 1] = (struct cli_flag){
+        "-V", "--verify", CLI_INT, &o.verify, "0|1", "verify against the reference (default 0)"};
+    flags[PROBLEM_FLAG_COUNT + 2] = (struct cli_flag){
+        "-S", "--solver", CLI_STRING, &o.solver, "SOLVER|auto", "solver name (default auto)"};
+    flags[PROBLEM_FLAG_COUNT + 3] = (struct cli_flag){
+        NULL, "--threads", CLI_INT, &o.threads, "T", "threads (default: online CPUs)"};
+    const size_t nflags = sizeof flags / sizeof flags[0];
+
+    int rc = cli_parse("conv", summary, argc, argv, flags, nflags);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (o.iters < 1 || o.iters > 1000000) {
+        fprintf(stderr, "convsel conv: -i %lld: must be in 1..1000000\n", (long long)o.iters);
+        return EXIT_USAGE;
+    }
+    if (o.verify != 0 && o.verify != 1) {
+        fprintf(stderr, "convsel conv: -V %lld: must be 0 or 1\n", (long long)o.verify);
+        return EXIT_USAGE;
+    }
+
+    convsel_handle_t h;
+    if (convsel_handle_create(&h) != CONVSEL_STATUS_SUCCESS) {
+        fprintf(stderr, "convsel conv: cannot create a handle\n");
+        return EXIT_FAILED;
+    }
+    struct problem_descs d;
+    struct conv_buffers b = {0};
+    double *samples = NULL;
+    if (o.threads != 0 && convsel_set_num_threads(h, (int)(o.threads > 1024 ? 1024 : o.threads))) {
+        fprintf(stderr, "convsel conv: --threads %lld: %s\n", (long long)o.threads,
+                convsel_get_error_message(h));
+        convsel_handle_destroy(h);
+        return EXIT_USAGE;
+    }
+    if ((rc = problem_descs_create("conv", h, &o.pf, &d)) != EXIT_OK) {
+        convsel_handle_destroy(h);
+        return rc;
+    }
+
+    convsel_solver_id_t id = CONVSEL_SOLVER_AUTO;
+    if (strcmp(o.solver, "auto") != 0 && convsel_solver_find(h, o.solver, &id)) {
+        fprintf(stderr, "convsel conv: -S: %s\n", convsel_get_error_message(h));
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    convsel_status_t st =
+        convsel_get_forward_workspace_size(h, id, d.x, d.w, d.conv, d.y, &b.workspace_bytes);
+    if (st != CONVSEL_STATUS_SUCCESS) {
+        fprintf(stderr, "convsel conv: %s: %s\n", convsel_status_string(st),
+                convsel_get_error_message(h));
+        rc = st == CONVSEL_STATUS_NOT_SUPPORTED ? EXIT_NOT_SUPPORTED : EXIT_USAGE;
+        goto done;
+    }
+    /* Resolve AUTO once, so the timed runs and the report name one solver. */
+    struct conv_problem p;
+    char key[CONVSEL_PROBLEM_KEY_MAX];
+    problem_from_descriptors(h, d.x, d.w, d.conv, d.y, &p);
+    problem_key_format(&p, key, sizeof key);
+    const bool automatic = id == CONVSEL_SOLVER_AUTO;
+    if (automatic)
+        id = heur_select_solver(&p);
+    const struct solver *s = solver_get(id);
+
+    int64_t n, k, oh, ow;
+    convsel_tensor_desc_get_4d(d.y, NULL, &n, &k, &oh, &ow, NULL, NULL, NULL, NULL);
+    b.x_count = (size_t)(o.pf.n * o.pf.c * o.pf.h * o.pf.w);
+    b.w_count = p.w_elems;
+    b.y_count = (size_t)(n * k * oh * ow);
+    rc = EXIT_FAILED;
+    if ((b.x = alloc_or_report(b.x_count, sizeof(float), "x")) == NULL ||
+        (b.w = alloc_or_report(b.w_count, sizeof(float), "w")) == NULL ||
+        (b.y = alloc_or_report(b.y_count, sizeof(float), "y")) == NULL ||
+        (b.workspace_bytes &&
+         (b.workspace = alloc_or_report(b.workspace_bytes, 1, "the workspace")) == NULL) ||
+        (samples = alloc_or_report((size_t)o.iters, sizeof(double), "timings")) == NULL)
+        goto done;
+    struct rng g = rng_seed(42);
+    rng_fill(&g, b.x, b.x_count);
+    rng_fill(&g, b.w, b.w_count);
+
+    int threads;
+    convsel_get_num_threads(h, &threads);
+    printf("problem   %s\n", key);
+    printf("solver    %s%s\n", s->name, automatic ? " (auto: fallback rules)" : "");
+    printf("threads   %d\n", threads);
+    fflush(stdout);
+    if ((rc = run_and_time(h, id, &d, &b, o.iters, samples)) != EXIT_OK)
+        goto done;
+    const double median = stats_median(samples, (size_t)o.iters);
+    printf("time      median %.4f ms (min %.4f, max %.4f, %lld iterations)\n", median * 1e3,
+           samples[0] * 1e3, samples[o.iters - 1] * 1e3, (long long)o.iters);
+    printf("perf      %.1f GFLOP/s\n", problem_flops(&p) / median * 1e-9);
+    if (o.verify)
+        rc = verify_output(h, &d, &b, s);
+
+done:
+    free(samples);
+    free_buffers(&b);
+    problem_descs_destroy(&d);
+    convsel_handle_destroy(h);
+    return rc;
+}

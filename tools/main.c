@@ -1,0 +1,45 @@
+/* main.c -- the convsel command: dispatches to one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "convsel/convsel.h"
+
+static const struct {
+    const char *name;
+    cli_command_fn fn;
+    const char *summary;
+} commands[] = {
+    {"conv", cmd_conv, "run one convolution, time it, optionally verify it"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: convsel <command> [flags]   (convsel <command> --help for its flags)\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nexit status: 0 success, 1 failure (e.g. verification), 2 invalid input, "
+                 "3 not supported\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("convsel %s\n", convsel_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "convsel: unknown command '%s'\n\n", name);
+    usage(stderr);
+    return EXIT_USAGE;
+}
