@@ -1,6 +1,7 @@
 /* cmd_conv.c -- `convsel conv`: run one convolution with a chosen or
  * automatically selected solver, time it, and verify it against the
  * reference solver. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,7 @@ static int verify_output(convsel_handle_t h, const struct problem_descs *d,
 }
 
 int cmd_conv(int argc, char **argv) {
-    struct conv_options o = {.iters = 10, .verify = 0, .threads = 0, .solver = "auto"};
+    struct conv_options o = {.iters = 10, .verify = 0, .threads = -1, .solver = "auto"};
     problem_flags_defaults(&o.pf);
     struct cli_flag flags[PROBLEM_FLAG_COUNT + 4];
     problem_flags_table(&o.pf, flags);
@@ -128,7 +129,9 @@ int cmd_conv(int argc, char **argv) {
     struct problem_descs d;
     struct conv_buffers b = {0};
     double *samples = NULL;
-    if (o.threads != 0 && convsel_set_num_threads(h, (int)(o.threads > 1024 ? 1024 : o.threads))) {
+    /* -1: not given. Out-of-int values are clamped; the library rejects them. */
+    const int threads_flag = (int)(o.threads > INT_MAX ? INT_MAX : o.threads < INT_MIN ? INT_MIN : o.threads);
+    if (o.threads != -1 && convsel_set_num_threads(h, threads_flag)) {
         fprintf(stderr, "convsel conv: --threads %lld: %s\n", (long long)o.threads,
                 convsel_get_error_message(h));
         convsel_handle_destroy(h);

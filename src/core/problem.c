@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Each dimension, pad, stride and dilation is at most this. Bounding them
  * keeps sums like h + 2*pad and dil*(r-1)+1 far from overflow. */
@@ -98,6 +99,10 @@ static bool check_strides(const char *tensor, convsel_layout_t layout, const int
     return true;
 }
 
+static bool all_zero(const int64_t v[4]) {
+    return v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0;
+}
+
 /* Output length of one spatial dimension, or 0 when the filter does not fit. */
 static int64_t out_len(int64_t in, int64_t pad, int64_t taps, int64_t dil, int64_t stride) {
     const int64_t padded = in + 2 * pad;
@@ -166,12 +171,12 @@ convsel_status_t problem_validate(struct conv_problem *p, char *err, size_t cap)
         return fail(err, cap, "w_desc: size overflows (k*c*r*s too large)");
     p->w_elems = (size_t)w_elems;
 
-    /* Packed strides are computed with checked products by check_strides
-     * before they are trusted, so fill them in only after checking the
-     * element count of a packed tensor the same way. */
+    /* All-zero strides mean "packed". Packed strides are products of the
+     * dimensions, so check the element counts before forming them. */
     const int64_t xd[4] = {p->n, p->c, p->h, p->w};
     const int64_t yd[4] = {p->n, p->k, p->oh, p->ow};
-    if (p->x_stride[DIM_W] == 0 || p->y_stride[DIM_W] == 0) {
+    const bool x_packed = all_zero(p->x_stride), y_packed = all_zero(p->y_stride);
+    if (x_packed || y_packed) {
         int64_t cnt;
         if (__builtin_mul_overflow(p->n, p->c, &cnt) || __builtin_mul_overflow(cnt, p->h, &cnt) ||
             __builtin_mul_overflow(cnt, p->w, &cnt))
@@ -179,18 +184,12 @@ convsel_status_t problem_validate(struct conv_problem *p, char *err, size_t cap)
         if (__builtin_mul_overflow(p->n, p->k, &cnt) ||
             __builtin_mul_overflow(cnt, p->oh, &cnt) || __builtin_mul_overflow(cnt, p->ow, &cnt))
             return fail(err, cap, "y_desc: size overflows (n*k*oh*ow too large)");
-        int64_t xs[4], ys[4];
-        for (int d = 0; d < 4; d++) {
-            xs[d] = p->x_stride[d];
-            ys[d] = p->y_stride[d];
-        }
-        problem_set_packed_strides(p);
-        if (xs[DIM_W] != 0)
-            for (int d = 0; d < 4; d++)
-                p->x_stride[d] = xs[d];
-        if (ys[DIM_W] != 0)
-            for (int d = 0; d < 4; d++)
-                p->y_stride[d] = ys[d];
+        struct conv_problem packed = *p;
+        problem_set_packed_strides(&packed);
+        if (x_packed)
+            memcpy(p->x_stride, packed.x_stride, sizeof p->x_stride);
+        if (y_packed)
+            memcpy(p->y_stride, packed.y_stride, sizeof p->y_stride);
     }
     if (!check_strides("x_desc", p->layout, xd, p->x_stride, &p->x_span, err, cap))
         return CONVSEL_STATUS_BAD_PARAM;

@@ -41,8 +41,7 @@ void problem_set_packed_strides(struct conv_problem *p);
 /* Checks every field of p (sizes, strides, groups, overflow), computes the
  * derived fields (oh, ow, spans, packed) and returns SUCCESS, or BAD_PARAM
  * with a message naming the field (e.g. "x_desc.c = 0: must be >= 1") in err.
- * y_stride is checked against oh/ow, so set it after oh/ow are known or use
- * problem_set_packed_strides (called when y_stride[DIM_W] is 0). */
+ * A stride array that is all zero means "packed" and is filled in here. */
 convsel_status_t problem_validate(struct conv_problem *p, char *err, size_t err_cap);
 
 /* Writes the canonical key (grammar in convsel.h). Returns the length the key
