@@ -5,8 +5,19 @@
 
 struct test_problem test_problem_default(void) {
     return (struct test_problem){
-        .n = 1, .c = 1, .h = 5, .w = 5, .k = 1, .r = 3, .s = 3, .stride_h = 1, .stride_w = 1,
-        .dil_h = 1, .dil_w = 1, .groups = 1, .layout = CONVSEL_LAYOUT_NCHW,
+        .n = 1,
+        .c = 1,
+        .h = 5,
+        .w = 5,
+        .k = 1,
+        .r = 3,
+        .s = 3,
+        .stride_h = 1,
+        .stride_w = 1,
+        .dil_h = 1,
+        .dil_w = 1,
+        .groups = 1,
+        .layout = CONVSEL_LAYOUT_NCHW,
         .filter_layout = CONVSEL_FILTER_KCRS,
     };
 }
@@ -24,8 +35,8 @@ convsel_status_t test_descs_create(convsel_handle_t h, const struct test_problem
     convsel_conv_desc_set(d->conv, tp->pad_h, tp->pad_w, tp->stride_h, tp->stride_w, tp->dil_h,
                           tp->dil_w, tp->groups);
     int64_t n, k;
-    convsel_status_t st = convsel_get_conv_output_shape(h, d->x, d->w, d->conv, &n, &k, &d->oh,
-                                                        &d->ow);
+    convsel_status_t st =
+        convsel_get_conv_output_shape(h, d->x, d->w, d->conv, &n, &k, &d->oh, &d->ow);
     if (st == CONVSEL_STATUS_SUCCESS) {
         convsel_tensor_desc_set_4d(d->y, tp->layout, n, k, d->oh, d->ow);
         d->x_count = (size_t)(tp->n * tp->c * tp->h * tp->w);

@@ -41,8 +41,7 @@ static void test_tensor_desc(void) {
     convsel_tensor_desc_t t;
     CHECK(convsel_tensor_desc_create(&t) == CONVSEL_STATUS_SUCCESS);
     CHECK(convsel_tensor_desc_create(NULL) == CONVSEL_STATUS_BAD_PARAM);
-    CHECK(convsel_tensor_desc_set_4d(t, CONVSEL_LAYOUT_NHWC, 2, 3, 4, 5) ==
-          CONVSEL_STATUS_SUCCESS);
+    CHECK(convsel_tensor_desc_set_4d(t, CONVSEL_LAYOUT_NHWC, 2, 3, 4, 5) == CONVSEL_STATUS_SUCCESS);
     convsel_layout_t l;
     int64_t n, c, h, w, sn, sc, sh, sw;
     CHECK(convsel_tensor_desc_get_4d(t, &l, &n, &c, &h, &w, &sn, &sc, &sh, &sw) ==

@@ -33,9 +33,21 @@ static void test_documented_example(convsel_handle_t h) {
     test_descs_destroy(&d);
 
     /* Every field in its place, and the mixed layouts. */
-    tp = (struct test_problem){.n = 8, .c = 6, .h = 17, .w = 19, .k = 9, .r = 1, .s = 7,
-                               .pad_h = 0, .pad_w = 3, .stride_h = 2, .stride_w = 1, .dil_h = 1,
-                               .dil_w = 2, .groups = 3, .layout = CONVSEL_LAYOUT_NHWC,
+    tp = (struct test_problem){.n = 8,
+                               .c = 6,
+                               .h = 17,
+                               .w = 19,
+                               .k = 9,
+                               .r = 1,
+                               .s = 7,
+                               .pad_h = 0,
+                               .pad_w = 3,
+                               .stride_h = 2,
+                               .stride_w = 1,
+                               .dil_h = 1,
+                               .dil_w = 2,
+                               .groups = 3,
+                               .layout = CONVSEL_LAYOUT_NHWC,
                                .filter_layout = CONVSEL_FILTER_KCRS};
     CHECK_STATUS(h, test_descs_create(h, &tp, &d), CONVSEL_STATUS_SUCCESS);
     convsel_get_problem_key(h, d.x, d.w, d.conv, NULL, key, sizeof key, NULL);
@@ -80,10 +92,10 @@ static void test_round_trip(void) {
         problem_key_format(&q, key2, sizeof key2);
         CHECK(strcmp(key, key2) == 0);
         CHECK(q.n == p.n && q.c == p.c && q.h == p.h && q.w == p.w && q.k == p.k && q.r == p.r &&
-              q.s == p.s && q.pad_h == p.pad_h && q.pad_w == p.pad_w &&
-              q.stride_h == p.stride_h && q.stride_w == p.stride_w && q.dil_h == p.dil_h &&
-              q.dil_w == p.dil_w && q.groups == p.groups && q.layout == p.layout &&
-              q.filter_layout == p.filter_layout && q.oh == p.oh && q.ow == p.ow && q.packed);
+              q.s == p.s && q.pad_h == p.pad_h && q.pad_w == p.pad_w && q.stride_h == p.stride_h &&
+              q.stride_w == p.stride_w && q.dil_h == p.dil_h && q.dil_w == p.dil_w &&
+              q.groups == p.groups && q.layout == p.layout && q.filter_layout == p.filter_layout &&
+              q.oh == p.oh && q.ow == p.ow && q.packed);
         checked++;
     }
     CHECK(checked > 1000);

@@ -18,10 +18,9 @@ static convsel_solver_id_t ref;
 static bool run_ref(const struct test_problem *tp, const float *x, const float *w, float *y) {
     struct test_descs d;
     bool ok = CHECK_STATUS(h, test_descs_create(h, tp, &d), CONVSEL_STATUS_SUCCESS) &&
-              CHECK_STATUS(h,
-                           convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y,
-                                                       NULL, 0),
-                           CONVSEL_STATUS_SUCCESS);
+              CHECK_STATUS(
+                  h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
+                  CONVSEL_STATUS_SUCCESS);
     test_descs_destroy(&d);
     return ok;
 }
@@ -70,8 +69,9 @@ static void test_hand_cases(void) {
     tp.h = tp.w = 3, tp.r = 1, tp.s = 3, tp.pad_w = 1, tp.stride_w = 2;
     run_ref(&tp, x9, (const float[]){1, 2, 3}, y);
     /* row i, col 0: taps at cols -1,0,1 -> 2*x0 + 3*x1; col 1: cols 1,2,3 -> x1 + 2*x2 */
-    CHECK(same(y, (const float[]){2 * 1 + 3 * 2, 2 + 2 * 3, 2 * 4 + 3 * 5, 5 + 2 * 6,
-                                  2 * 7 + 3 * 8, 8 + 2 * 9},
+    CHECK(same(y,
+               (const float[]){2 * 1 + 3 * 2, 2 + 2 * 3, 2 * 4 + 3 * 5, 5 + 2 * 6, 2 * 7 + 3 * 8,
+                               8 + 2 * 9},
                6));
 
     /* Groups: 2 input channels, 2 groups, 1x1 filters [2], [3] -> channel-wise scale. */
@@ -121,8 +121,8 @@ static void transpose_nhwc(const float *src, float *dst, int64_t n, int64_t c, i
 
 /* y = conv(x, w) in NCHW/KCRS by padding x into a larger buffer, building
  * the im2col matrix explicitly and multiplying naively in double. */
-static void independent_conv(const struct test_problem *tp, int64_t oh, int64_t ow,
-                             const float *x, const float *w, float *y) {
+static void independent_conv(const struct test_problem *tp, int64_t oh, int64_t ow, const float *x,
+                             const float *w, float *y) {
     const int64_t ph = tp->h + 2 * tp->pad_h, pw = tp->w + 2 * tp->pad_w;
     const int64_t cg = tp->c / tp->groups, kg = tp->k / tp->groups;
     const int64_t rows = cg * tp->r * tp->s, cols = oh * ow;
@@ -198,10 +198,9 @@ static void test_against_independent(void) {
         else
             memcpy(w, w_kcrs, d.w_count * sizeof *w);
         independent_conv(&tp, d.oh, d.ow, x_nchw, w_kcrs, want);
-        CHECK_STATUS(h,
-                     convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y_lib, NULL,
-                                                 0),
-                     CONVSEL_STATUS_SUCCESS);
+        CHECK_STATUS(
+            h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y_lib, NULL, 0),
+            CONVSEL_STATUS_SUCCESS);
         if (nhwc)
             transpose_nhwc(y_lib, y, tp.n, tp.k, d.oh, d.ow, 0);
         else
@@ -241,7 +240,8 @@ static void test_strided_view(void) {
                 xbig[c * 30 + i * 7 + j] = x[(c * 4 + i) * 5 + j];
     convsel_tensor_desc_set_4d_strided(d.x, CONVSEL_LAYOUT_NCHW, 1, 2, 4, 5, 60, 30, 7, 1);
     convsel_tensor_desc_set_4d_strided(d.y, CONVSEL_LAYOUT_NCHW, 1, 3, 4, 3, 200, 16, 4, 1);
-    CHECK_STATUS(h, convsel_convolution_forward(h, ref, d.x, xbig, d.w, w, d.conv, d.y, ybig, NULL, 0),
+    CHECK_STATUS(h,
+                 convsel_convolution_forward(h, ref, d.x, xbig, d.w, w, d.conv, d.y, ybig, NULL, 0),
                  CONVSEL_STATUS_SUCCESS);
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < 4; i++)

@@ -80,10 +80,9 @@ int main(void) {
                 y[i] = NAN; /* a solver must write every output */
             for (size_t i = d.y_count; i < d.y_count + GUARD; i++)
                 y[i] = 12345.0f;
-            CHECK_STATUS(h,
-                         convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work,
-                                                     ws),
-                         CONVSEL_STATUS_SUCCESS);
+            CHECK_STATUS(
+                h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work, ws),
+                CONVSEL_STATUS_SUCCESS);
             struct verify_result r = verify_compare(y, ref, d.y_count);
             const double tol = solver_get(id)->tolerance;
             if (!CHECK(verify_passes(&r, tol))) {

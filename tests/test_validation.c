@@ -16,7 +16,9 @@ struct bad_case {
 };
 
 #define MUTATOR(name, stmt)                                                                        \
-    static void name(struct test_problem *tp) { stmt; }
+    static void name(struct test_problem *tp) {                                                    \
+        stmt;                                                                                      \
+    }
 MUTATOR(n_zero, tp->n = 0)
 MUTATOR(n_negative, tp->n = -3)
 MUTATOR(c_zero, tp->c = 0)
@@ -79,8 +81,8 @@ static void test_problem_fields(convsel_handle_t h) {
         if (d.y_count == 0) {
             convsel_tensor_desc_set_4d(d.y, CONVSEL_LAYOUT_NCHW, 1, 1, 1, 1);
             CHECK_STATUS(h,
-                         convsel_convolution_forward(h, CONVSEL_SOLVER_AUTO, d.x, dummy, d.w,
-                                                     dummy, d.conv, d.y, dummy, NULL, 0),
+                         convsel_convolution_forward(h, CONVSEL_SOLVER_AUTO, d.x, dummy, d.w, dummy,
+                                                     d.conv, d.y, dummy, NULL, 0),
                          CONVSEL_STATUS_BAD_PARAM);
             CHECK_MESSAGE(h, cases[i].message);
         }
@@ -124,7 +126,8 @@ static void test_output_descriptor(convsel_handle_t h) {
     };
     for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
         convsel_tensor_desc_set_4d(d.y, ys[i].layout, ys[i].n, ys[i].c, ys[i].hh, ys[i].ww);
-        CHECK_STATUS(h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
+        CHECK_STATUS(h,
+                     convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
                      CONVSEL_STATUS_BAD_PARAM);
         CHECK_MESSAGE(h, ys[i].message);
     }
@@ -191,9 +194,9 @@ static void test_null_and_workspace(convsel_handle_t h) {
                  convsel_convolution_forward(h, im2col, d.x, x, d.w, w, d.conv, d.y, NULL, buf, ws),
                  CONVSEL_STATUS_BAD_PARAM);
     CHECK_MESSAGE(h, "y is NULL");
-    CHECK_STATUS(h,
-                 convsel_convolution_forward(h, im2col, d.x, x, d.w, w, d.conv, d.y, y, buf, ws - 1),
-                 CONVSEL_STATUS_BAD_PARAM);
+    CHECK_STATUS(
+        h, convsel_convolution_forward(h, im2col, d.x, x, d.w, w, d.conv, d.y, y, buf, ws - 1),
+        CONVSEL_STATUS_BAD_PARAM);
     CHECK_MESSAGE(h, "needs 1296 bytes");
     CHECK_STATUS(h,
                  convsel_convolution_forward(h, im2col, d.x, x, d.w, w, d.conv, d.y, y, NULL, ws),
@@ -215,7 +218,8 @@ static void test_null_and_workspace(convsel_handle_t h) {
     CHECK_STATUS(h, convsel_solver_is_applicable(h, im2col, d.x, d.w, d.conv, d.y),
                  CONVSEL_STATUS_NOT_SUPPORTED);
     CHECK_MESSAGE(h, "im2col_gemm needs packed x and y tensors");
-    CHECK_STATUS(h, convsel_convolution_forward(h, im2col, d.x, xs, d.w, w, d.conv, d.y, y, buf, ws),
+    CHECK_STATUS(h,
+                 convsel_convolution_forward(h, im2col, d.x, xs, d.w, w, d.conv, d.y, y, buf, ws),
                  CONVSEL_STATUS_NOT_SUPPORTED);
     CHECK_STATUS(h, convsel_convolution_forward(h, A, d.x, xs, d.w, w, d.conv, d.y, y, NULL, 0),
                  CONVSEL_STATUS_SUCCESS); /* AUTO picks a solver that applies */

@@ -24,8 +24,7 @@ bool test_check_status(convsel_status_t got, convsel_status_t want, convsel_hand
     if (got == want)
         return test_check(true, file, line, expr);
     fprintf(stderr, "%s:%d: %s returned %s, expected %s (message: %s)\n", file, line, expr,
-            convsel_status_string(got), convsel_status_string(want),
-            convsel_get_error_message(h));
+            convsel_status_string(got), convsel_status_string(want), convsel_get_error_message(h));
     return test_check(false, file, line, expr);
 }
 

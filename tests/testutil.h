@@ -19,7 +19,8 @@ bool test_check(bool ok, const char *file, int line, const char *expr);
 /* Checks that expr returns `want`; on mismatch prints both and the handle's message. */
 bool test_check_status(convsel_status_t got, convsel_status_t want, convsel_handle_t h,
                        const char *file, int line, const char *expr);
-#define CHECK_STATUS(h, expr, want) test_check_status((expr), (want), (h), __FILE__, __LINE__, #expr)
+#define CHECK_STATUS(h, expr, want)                                                                \
+    test_check_status((expr), (want), (h), __FILE__, __LINE__, #expr)
 
 /* Checks that the handle's message contains `needle`. */
 bool test_check_message(convsel_handle_t h, const char *needle, const char *file, int line);

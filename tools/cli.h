@@ -21,8 +21,8 @@ struct cli_flag {
     const char *short_name; /* "-n", or NULL */
     const char *long_name;  /* "--batchsize", or NULL */
     enum cli_kind kind;
-    void *dst;              /* int64_t*, const char**, or bool* */
-    const char *metavar;    /* "N" in the help text */
+    void *dst;           /* int64_t*, const char**, or bool* */
+    const char *metavar; /* "N" in the help text */
     const char *help;
 };
 

@@ -72,8 +72,7 @@ int cli_parse(const char *command, const char *summary, int argc, char **argv,
         }
         const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (value == NULL) {
-            fprintf(stderr, "convsel %s: flag '%s' needs a value (%s)\n", command, arg,
-                    f->metavar);
+            fprintf(stderr, "convsel %s: flag '%s' needs a value (%s)\n", command, arg, f->metavar);
             return EXIT_USAGE;
         }
         if (f->kind == CLI_STRING) {

@@ -54,9 +54,8 @@ static int run_and_time(convsel_handle_t h, convsel_solver_id_t id, const struct
                         struct conv_buffers *b, int64_t iters, double *samples) {
     for (int64_t i = -1; i < iters; i++) { /* i == -1 is the warm-up run */
         const int64_t t0 = clock_now_ns();
-        convsel_status_t st = convsel_convolution_forward(h, id, d->x, b->x, d->w, b->w, d->conv,
-                                                          d->y, b->y, b->workspace,
-                                                          b->workspace_bytes);
+        convsel_status_t st = convsel_convolution_forward(
+            h, id, d->x, b->x, d->w, b->w, d->conv, d->y, b->y, b->workspace, b->workspace_bytes);
         const int64_t t1 = clock_now_ns();
         if (st != CONVSEL_STATUS_SUCCESS) {
             fprintf(stderr, "convsel conv: %s: %s\n", convsel_status_string(st),
@@ -69,13 +68,12 @@ static int run_and_time(convsel_handle_t h, convsel_solver_id_t id, const struct
     return EXIT_OK;
 }
 
-static int verify_output(convsel_handle_t h, const struct problem_descs *d,
-                         struct conv_buffers *b, const struct solver *s) {
+static int verify_output(convsel_handle_t h, const struct problem_descs *d, struct conv_buffers *b,
+                         const struct solver *s) {
     if ((b->ref = alloc_or_report(b->y_count, sizeof(float), "the reference output")) == NULL)
         return EXIT_FAILED;
-    convsel_status_t st =
-        convsel_convolution_forward(h, solver_reference_id(), d->x, b->x, d->w, b->w, d->conv,
-                                    d->y, b->ref, NULL, 0);
+    convsel_status_t st = convsel_convolution_forward(h, solver_reference_id(), d->x, b->x, d->w,
+                                                      b->w, d->conv, d->y, b->ref, NULL, 0);
     if (st != CONVSEL_STATUS_SUCCESS) {
         fprintf(stderr, "convsel conv: reference failed: %s\n", convsel_get_error_message(h));
         return EXIT_FAILED;
@@ -99,8 +97,9 @@ int cmd_conv(int argc, char **argv) {
     problem_flags_defaults(&o.pf);
     struct cli_flag flags[PROBLEM_FLAG_COUNT + 4];
     problem_flags_table(&o.pf, flags);
-    flags[PROBLEM_FLAG_COUNT + 0] = (struct cli_flag){
-        "-i", "--iter", CLI_INT, &o.iters, "ITERS", "timed iterations after one warm-up (default 10)"};
+    flags[PROBLEM_FLAG_COUNT + 0] =
+        (struct cli_flag){"-i",     "--iter", CLI_INT,
+                          &o.iters, "ITERS",  "timed iterations after one warm-up (default 10)"};
     flags[PROBLEM_FLAG_COUNT + 1] = (struct cli_flag){
         "-V", "--verify", CLI_INT, &o.verify, "0|1", "verify against the reference (default 0)"};
     flags[PROBLEM_FLAG_COUNT + 2] = (struct cli_flag){
@@ -130,7 +129,9 @@ int cmd_conv(int argc, char **argv) {
     struct conv_buffers b = {0};
     double *samples = NULL;
     /* -1: not given. Out-of-int values are clamped; the library rejects them. */
-    const int threads_flag = (int)(o.threads > INT_MAX ? INT_MAX : o.threads < INT_MIN ? INT_MIN : o.threads);
+    const int threads_flag = (int)(o.threads > INT_MAX   ? INT_MAX
+                                   : o.threads < INT_MIN ? INT_MIN
+                                                         : o.threads);
     if (o.threads != -1 && convsel_set_num_threads(h, threads_flag)) {
         fprintf(stderr, "convsel conv: --threads %lld: %s\n", (long long)o.threads,
                 convsel_get_error_message(h));

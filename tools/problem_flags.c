@@ -6,9 +6,21 @@
 
 void problem_flags_defaults(struct problem_flags *pf) {
     *pf = (struct problem_flags){
-        .n = 1, .c = 64, .h = 56, .w = 56, .k = 64, .y = 3, .x = 3,
-        .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1,
-        .groups = 1, .layout = "NCHW",
+        .n = 1,
+        .c = 64,
+        .h = 56,
+        .w = 56,
+        .k = 64,
+        .y = 3,
+        .x = 3,
+        .pad_h = 1,
+        .pad_w = 1,
+        .stride_h = 1,
+        .stride_w = 1,
+        .dil_h = 1,
+        .dil_w = 1,
+        .groups = 1,
+        .layout = "NCHW",
     };
 }
 
@@ -39,13 +51,26 @@ static const struct {
     const char *field;
     const char *flag;
 } field_flags[] = {
-    {"x_desc.n", "-n"},          {"x_desc.c", "-c"},           {"x_desc.h", "-H"},
-    {"x_desc.w", "-W"},          {"w_desc.k", "-k"},           {"w_desc.r", "-y"},
-    {"w_desc.s", "-x"},          {"w_desc.c", "-c / -g"},      {"conv_desc.pad_h", "-p"},
-    {"conv_desc.pad_w", "-q"},   {"conv_desc.stride_h", "-u"}, {"conv_desc.stride_w", "-v"},
-    {"conv_desc.dilation_h", "-l"}, {"conv_desc.dilation_w", "-j"}, {"conv_desc.groups", "-g"},
-    {"output height", "-H / -y / -p / -u / -l"}, {"output width", "-W / -x / -q / -v / -j"},
-    {"x_desc", "-n -c -H -W"},   {"y_desc", "-n -k -H -W"},    {"w_desc", "-k -c -y -x"},
+    {"x_desc.n", "-n"},
+    {"x_desc.c", "-c"},
+    {"x_desc.h", "-H"},
+    {"x_desc.w", "-W"},
+    {"w_desc.k", "-k"},
+    {"w_desc.r", "-y"},
+    {"w_desc.s", "-x"},
+    {"w_desc.c", "-c / -g"},
+    {"conv_desc.pad_h", "-p"},
+    {"conv_desc.pad_w", "-q"},
+    {"conv_desc.stride_h", "-u"},
+    {"conv_desc.stride_w", "-v"},
+    {"conv_desc.dilation_h", "-l"},
+    {"conv_desc.dilation_w", "-j"},
+    {"conv_desc.groups", "-g"},
+    {"output height", "-H / -y / -p / -u / -l"},
+    {"output width", "-W / -x / -q / -v / -j"},
+    {"x_desc", "-n -c -H -W"},
+    {"y_desc", "-n -k -H -W"},
+    {"w_desc", "-k -c -y -x"},
 };
 
 static const char *flag_for(const char *message) {
@@ -80,10 +105,9 @@ int problem_descs_create(const char *command, convsel_handle_t h, const struct p
      * the library reports groups first, so the truncation here is harmless. */
     const int64_t wc = pf->groups != 0 ? pf->c / pf->groups : pf->c;
     convsel_tensor_desc_set_4d(d->x, layout, pf->n, pf->c, pf->h, pf->w);
-    convsel_filter_desc_set(d->w,
-                            layout == CONVSEL_LAYOUT_NCHW ? CONVSEL_FILTER_KCRS
-                                                          : CONVSEL_FILTER_KRSC,
-                            pf->k, wc, pf->y, pf->x);
+    convsel_filter_desc_set(
+        d->w, layout == CONVSEL_LAYOUT_NCHW ? CONVSEL_FILTER_KCRS : CONVSEL_FILTER_KRSC, pf->k, wc,
+        pf->y, pf->x);
     convsel_conv_desc_set(d->conv, pf->pad_h, pf->pad_w, pf->stride_h, pf->stride_w, pf->dil_h,
                           pf->dil_w, pf->groups);
     int64_t n, k, oh, ow;

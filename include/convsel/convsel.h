@@ -145,15 +145,17 @@ CONVSEL_API convsel_status_t convsel_tensor_desc_set_4d(convsel_tensor_desc_t de
  *  stride_w >= c*stride_c, stride_h >= w*stride_w, stride_n >= h*stride_h.
  *  This is checked on use. Solvers other than the reference may require
  *  packed tensors and report NOT_SUPPORTED otherwise. */
-CONVSEL_API convsel_status_t convsel_tensor_desc_set_4d_strided(
-    convsel_tensor_desc_t desc, convsel_layout_t layout, int64_t n, int64_t c, int64_t h,
-    int64_t w, int64_t stride_n, int64_t stride_c, int64_t stride_h, int64_t stride_w);
+CONVSEL_API convsel_status_t convsel_tensor_desc_set_4d_strided(convsel_tensor_desc_t desc,
+                                                                convsel_layout_t layout, int64_t n,
+                                                                int64_t c, int64_t h, int64_t w,
+                                                                int64_t stride_n, int64_t stride_c,
+                                                                int64_t stride_h, int64_t stride_w);
 
 /** Reads a tensor descriptor back. Any output pointer may be NULL. */
 CONVSEL_API convsel_status_t convsel_tensor_desc_get_4d(
-    const_convsel_tensor_desc_t desc, convsel_layout_t *layout_out, int64_t *n_out,
-    int64_t *c_out, int64_t *h_out, int64_t *w_out, int64_t *stride_n_out,
-    int64_t *stride_c_out, int64_t *stride_h_out, int64_t *stride_w_out);
+    const_convsel_tensor_desc_t desc, convsel_layout_t *layout_out, int64_t *n_out, int64_t *c_out,
+    int64_t *h_out, int64_t *w_out, int64_t *stride_n_out, int64_t *stride_c_out,
+    int64_t *stride_h_out, int64_t *stride_w_out);
 
 /** Creates a filter descriptor (unset, size 0). */
 CONVSEL_API convsel_status_t convsel_filter_desc_create(convsel_filter_desc_t *desc_out);
@@ -168,8 +170,8 @@ CONVSEL_API convsel_status_t convsel_filter_desc_set(convsel_filter_desc_t desc,
 /** Reads a filter descriptor back. Any output pointer may be NULL. */
 CONVSEL_API convsel_status_t convsel_filter_desc_get(const_convsel_filter_desc_t desc,
                                                      convsel_filter_layout_t *layout_out,
-                                                     int64_t *k_out, int64_t *c_out,
-                                                     int64_t *r_out, int64_t *s_out);
+                                                     int64_t *k_out, int64_t *c_out, int64_t *r_out,
+                                                     int64_t *s_out);
 
 /** Creates a convolution descriptor: pad 0, stride 1, dilation 1, groups 1. */
 CONVSEL_API convsel_status_t convsel_conv_desc_create(convsel_conv_desc_t *desc_out);
@@ -187,18 +189,20 @@ CONVSEL_API convsel_status_t convsel_conv_desc_set(convsel_conv_desc_t desc, int
 CONVSEL_API convsel_status_t convsel_conv_desc_get(const_convsel_conv_desc_t desc,
                                                    int64_t *pad_h_out, int64_t *pad_w_out,
                                                    int64_t *stride_h_out, int64_t *stride_w_out,
-                                                   int64_t *dilation_h_out,
-                                                   int64_t *dilation_w_out, int64_t *groups_out);
+                                                   int64_t *dilation_h_out, int64_t *dilation_w_out,
+                                                   int64_t *groups_out);
 
 /** Computes the output shape of a forward convolution:
  *    oh = (h + 2*pad_h - dil_h*(r-1) - 1) / stride_h + 1   (likewise ow)
  *  after validating x_desc, w_desc and conv_desc together.
  *  @returns SUCCESS, or BAD_PARAM with a message naming the field (for
  *  example "conv_desc.groups = 3: must divide x_desc.c = 64"). */
-CONVSEL_API convsel_status_t convsel_get_conv_output_shape(
-    convsel_handle_t handle, const_convsel_tensor_desc_t x_desc,
-    const_convsel_filter_desc_t w_desc, const_convsel_conv_desc_t conv_desc, int64_t *n_out,
-    int64_t *k_out, int64_t *oh_out, int64_t *ow_out);
+CONVSEL_API convsel_status_t convsel_get_conv_output_shape(convsel_handle_t handle,
+                                                           const_convsel_tensor_desc_t x_desc,
+                                                           const_convsel_filter_desc_t w_desc,
+                                                           const_convsel_conv_desc_t conv_desc,
+                                                           int64_t *n_out, int64_t *k_out,
+                                                           int64_t *oh_out, int64_t *ow_out);
 
 /* ------------------------------------------------------------------ */
 /* Problem key                                                          */
@@ -228,10 +232,9 @@ CONVSEL_API convsel_status_t convsel_get_conv_output_shape(
  *                       CONVSEL_PROBLEM_KEY_MAX always suffices.
  *  @returns SUCCESS or BAD_PARAM. */
 CONVSEL_API convsel_status_t convsel_get_problem_key(
-    convsel_handle_t handle, const_convsel_tensor_desc_t x_desc,
-    const_convsel_filter_desc_t w_desc, const_convsel_conv_desc_t conv_desc,
-    const_convsel_tensor_desc_t y_desc, char *key_out, size_t key_capacity,
-    size_t *key_len_out);
+    convsel_handle_t handle, const_convsel_tensor_desc_t x_desc, const_convsel_filter_desc_t w_desc,
+    const_convsel_conv_desc_t conv_desc, const_convsel_tensor_desc_t y_desc, char *key_out,
+    size_t key_capacity, size_t *key_len_out);
 
 /** A buffer of this many bytes holds any problem key. */
 #define CONVSEL_PROBLEM_KEY_MAX 384
@@ -263,10 +266,12 @@ CONVSEL_API convsel_status_t convsel_solver_find(convsel_handle_t handle, const 
 /** Tells whether a solver can run a problem. On NOT_SUPPORTED the handle's
  *  message gives the reason. @returns SUCCESS (applicable), NOT_SUPPORTED,
  *  or BAD_PARAM (invalid descriptors or id). */
-CONVSEL_API convsel_status_t convsel_solver_is_applicable(
-    convsel_handle_t handle, convsel_solver_id_t solver, const_convsel_tensor_desc_t x_desc,
-    const_convsel_filter_desc_t w_desc, const_convsel_conv_desc_t conv_desc,
-    const_convsel_tensor_desc_t y_desc);
+CONVSEL_API convsel_status_t convsel_solver_is_applicable(convsel_handle_t handle,
+                                                          convsel_solver_id_t solver,
+                                                          const_convsel_tensor_desc_t x_desc,
+                                                          const_convsel_filter_desc_t w_desc,
+                                                          const_convsel_conv_desc_t conv_desc,
+                                                          const_convsel_tensor_desc_t y_desc);
 
 /** Returns the workspace in bytes that convsel_convolution_forward needs
  *  for this solver (or for the solver CONVSEL_SOLVER_AUTO resolves to).

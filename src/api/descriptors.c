@@ -26,7 +26,9 @@ convsel_status_t convsel_tensor_desc_create(convsel_tensor_desc_t *desc_out) {
     return *desc_out ? CONVSEL_STATUS_SUCCESS : CONVSEL_STATUS_ALLOC_FAILED;
 }
 
-void convsel_tensor_desc_destroy(convsel_tensor_desc_t desc) { free(desc); }
+void convsel_tensor_desc_destroy(convsel_tensor_desc_t desc) {
+    free(desc);
+}
 
 convsel_status_t convsel_tensor_desc_set_4d(convsel_tensor_desc_t d, convsel_layout_t layout,
                                             int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -85,7 +87,9 @@ convsel_status_t convsel_filter_desc_create(convsel_filter_desc_t *desc_out) {
     return *desc_out ? CONVSEL_STATUS_SUCCESS : CONVSEL_STATUS_ALLOC_FAILED;
 }
 
-void convsel_filter_desc_destroy(convsel_filter_desc_t desc) { free(desc); }
+void convsel_filter_desc_destroy(convsel_filter_desc_t desc) {
+    free(desc);
+}
 
 convsel_status_t convsel_filter_desc_set(convsel_filter_desc_t d, convsel_filter_layout_t layout,
                                          int64_t k, int64_t c, int64_t r, int64_t s) {
@@ -126,7 +130,9 @@ convsel_status_t convsel_conv_desc_create(convsel_conv_desc_t *desc_out) {
     return CONVSEL_STATUS_SUCCESS;
 }
 
-void convsel_conv_desc_destroy(convsel_conv_desc_t desc) { free(desc); }
+void convsel_conv_desc_destroy(convsel_conv_desc_t desc) {
+    free(desc);
+}
 
 convsel_status_t convsel_conv_desc_set(convsel_conv_desc_t d, int64_t pad_h, int64_t pad_w,
                                        int64_t stride_h, int64_t stride_w, int64_t dil_h,
@@ -202,15 +208,15 @@ convsel_status_t problem_from_descriptors(convsel_handle_t h, const_convsel_tens
         return handle_fail(h, bad, "%s", err);
     if (w->c != p->c / p->groups)
         return handle_fail(h, bad,
-                           "w_desc.c = %" PRId64 ": must equal x_desc.c / conv_desc.groups = %" PRId64
-                           " / %" PRId64 " = %" PRId64,
+                           "w_desc.c = %" PRId64
+                           ": must equal x_desc.c / conv_desc.groups = %" PRId64 " / %" PRId64
+                           " = %" PRId64,
                            w->c, p->c, p->groups, p->c / p->groups);
     if (y == NULL)
         return CONVSEL_STATUS_SUCCESS;
 
     if (y->layout != x->layout)
-        return handle_fail(h, bad,
-                           "y_desc.layout = %s: must equal x_desc.layout = %s",
+        return handle_fail(h, bad, "y_desc.layout = %s: must equal x_desc.layout = %s",
                            layout_name(y->layout), layout_name(x->layout));
     const struct {
         const char *field;
@@ -224,8 +230,8 @@ convsel_status_t problem_from_descriptors(convsel_handle_t h, const_convsel_tens
     };
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].got != dims[i].want)
-            return handle_fail(h, bad, "%s = %" PRId64 ": must equal %s = %" PRId64,
-                               dims[i].field, dims[i].got, dims[i].source, dims[i].want);
+            return handle_fail(h, bad, "%s = %" PRId64 ": must equal %s = %" PRId64, dims[i].field,
+                               dims[i].got, dims[i].source, dims[i].want);
     if (strided(y)) {
         memcpy(p->y_stride, y->stride, sizeof p->y_stride);
         if (problem_validate(p, err, sizeof err) != CONVSEL_STATUS_SUCCESS)

@@ -52,7 +52,9 @@ convsel_status_t convsel_get_problem_key(convsel_handle_t h, const_convsel_tenso
 
 /* ---------------------------- solvers ---------------------------- */
 
-int32_t convsel_solver_count(void) { return solver_count(); }
+int32_t convsel_solver_count(void) {
+    return solver_count();
+}
 
 const char *convsel_solver_name(convsel_solver_id_t id) {
     const struct solver *s = solver_get(id);
@@ -149,7 +151,9 @@ convsel_status_t convsel_convolution_forward(convsel_handle_t h, convsel_solver_
         return st;
     if (x == NULL || w == NULL || y == NULL)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "%s is NULL",
-                           x == NULL ? "x" : w == NULL ? "w" : "y");
+                           x == NULL   ? "x"
+                           : w == NULL ? "w"
+                                       : "y");
     const size_t need = s->workspace_size(&p);
     if (workspace_bytes < need)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,

@@ -8,7 +8,9 @@
 
 #define MAX_THREADS 256
 
-const char *convsel_version(void) { return "0.1.0"; }
+const char *convsel_version(void) {
+    return "0.1.0";
+}
 
 const char *convsel_status_string(convsel_status_t status) {
     switch (status) {
@@ -45,7 +47,9 @@ convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
     return CONVSEL_STATUS_SUCCESS;
 }
 
-void convsel_handle_destroy(convsel_handle_t handle) { free(handle); }
+void convsel_handle_destroy(convsel_handle_t handle) {
+    free(handle);
+}
 
 convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
     if (h == NULL)

@@ -181,8 +181,8 @@ convsel_status_t problem_validate(struct conv_problem *p, char *err, size_t cap)
         if (__builtin_mul_overflow(p->n, p->c, &cnt) || __builtin_mul_overflow(cnt, p->h, &cnt) ||
             __builtin_mul_overflow(cnt, p->w, &cnt))
             return fail(err, cap, "x_desc: size overflows (n*c*h*w too large)");
-        if (__builtin_mul_overflow(p->n, p->k, &cnt) ||
-            __builtin_mul_overflow(cnt, p->oh, &cnt) || __builtin_mul_overflow(cnt, p->ow, &cnt))
+        if (__builtin_mul_overflow(p->n, p->k, &cnt) || __builtin_mul_overflow(cnt, p->oh, &cnt) ||
+            __builtin_mul_overflow(cnt, p->ow, &cnt))
             return fail(err, cap, "y_desc: size overflows (n*k*oh*ow too large)");
         struct conv_problem packed = *p;
         problem_set_packed_strides(&packed);

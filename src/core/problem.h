@@ -26,8 +26,8 @@ struct conv_problem {
     convsel_filter_layout_t filter_layout; /* filter is always packed */
     int64_t x_stride[4];                   /* element strides, indexed by DIM_* */
     int64_t y_stride[4];
-    bool packed;      /* x and y are both packed in `layout` */
-    size_t x_span;    /* elements from the first to one past the last of x */
+    bool packed;   /* x and y are both packed in `layout` */
+    size_t x_span; /* elements from the first to one past the last of x */
     size_t y_span;
     size_t w_elems;
 };

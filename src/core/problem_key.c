@@ -61,8 +61,7 @@ static bool expect(const char **cur, char c) {
     return true;
 }
 
-convsel_status_t problem_key_parse(const char *key, struct conv_problem *p, char *err,
-                                   size_t cap) {
+convsel_status_t problem_key_parse(const char *key, struct conv_problem *p, char *err, size_t cap) {
     /* Each step: the field it reads, where it stores it, and the separator
      * that must follow ('\0' for none). */
     int64_t oh = 0, ow = 0;
@@ -74,14 +73,12 @@ convsel_status_t problem_key_parse(const char *key, struct conv_problem *p, char
         char prefix;
         char sep;
     } steps[] = {
-        {"C", &q.c, 0, '-'},           {"H", &q.h, 0, '-'},
-        {"W", &q.w, 0, '-'},           {"R", &q.r, 0, 'x'},
-        {"S", &q.s, 0, '-'},           {"K", &q.k, 0, '-'},
-        {"OH", &oh, 0, '-'},           {"OW", &ow, 0, '-'},
-        {"N", &q.n, 0, '-'},           {"PADH", &q.pad_h, 0, 'x'},
-        {"PADW", &q.pad_w, 0, '-'},    {"STRH", &q.stride_h, 0, 'x'},
-        {"STRW", &q.stride_w, 0, '-'}, {"DILH", &q.dil_h, 0, 'x'},
-        {"DILW", &q.dil_w, 0, '-'},    {"G", &q.groups, 'g', '-'},
+        {"C", &q.c, 0, '-'},           {"H", &q.h, 0, '-'},        {"W", &q.w, 0, '-'},
+        {"R", &q.r, 0, 'x'},           {"S", &q.s, 0, '-'},        {"K", &q.k, 0, '-'},
+        {"OH", &oh, 0, '-'},           {"OW", &ow, 0, '-'},        {"N", &q.n, 0, '-'},
+        {"PADH", &q.pad_h, 0, 'x'},    {"PADW", &q.pad_w, 0, '-'}, {"STRH", &q.stride_h, 0, 'x'},
+        {"STRW", &q.stride_w, 0, '-'}, {"DILH", &q.dil_h, 0, 'x'}, {"DILW", &q.dil_w, 0, '-'},
+        {"G", &q.groups, 'g', '-'},
     };
     if (key == NULL) {
         snprintf(err, cap, "problem key: NULL");

@@ -72,8 +72,8 @@ static convsel_status_t run(const struct conv_run_args *a) {
             if (p->layout == CONVSEL_LAYOUT_NCHW) {
                 im2col(p, a->x, n, g, col, pix, 1);
                 float *yg = a->y + n * p->y_stride[DIM_N] + g * kg * p->y_stride[DIM_C];
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg, pix, crs, 1.0f,
-                            wg, crs, col, pix, 0.0f, yg, pix);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg, pix, crs, 1.0f, wg,
+                            crs, col, pix, 0.0f, yg, pix);
             } else {
                 im2col(p, a->x, n, g, col, 1, crs);
                 float *yg = a->y + n * p->y_stride[DIM_N] + g * kg;

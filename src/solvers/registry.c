@@ -13,7 +13,9 @@ static const struct solver *const registry[] = {
     &solver_reference,
 };
 
-int solver_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+int solver_count(void) {
+    return (int)(sizeof registry / sizeof registry[0]);
+}
 
 const struct solver *solver_get(int id) {
     if (id < 0 || id >= solver_count())
@@ -30,4 +32,6 @@ int solver_find(const char *name) {
     return -1;
 }
 
-int solver_reference_id(void) { return solver_find("reference"); }
+int solver_reference_id(void) {
+    return solver_find("reference");
+}
