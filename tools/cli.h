@@ -41,5 +41,6 @@ void cli_print_help(const char *command, const char *summary, const struct cli_f
 typedef int (*cli_command_fn)(int argc, char **argv);
 
 int cmd_conv(int argc, char **argv);
+int cmd_models(int argc, char **argv);
 
 #endif /* CONVSEL_TOOLS_CLI_H */

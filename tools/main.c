@@ -11,6 +11,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"conv", cmd_conv, "run one convolution, time it, optionally verify it"},
+    {"models", cmd_models, "models check PATH...: load model files and run their embedded tests"},
 };
 
 static void usage(FILE *out) {

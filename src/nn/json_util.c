@@ -1,0 +1,121 @@
+/* json_util.c -- typed config reads, and the one place that calls cJSON's
+ * parser. */
+#include "nn/json_util.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+/* cJSON_ParseWithLengthOpts (cJSON 1.7) stores the error position in a
+ * process-wide variable on every call, so two threads parsing at once race
+ * on it (ThreadSanitizer reports it). Parsing happens only while a model
+ * loads, never on the prediction path, so a mutex around the parse alone is
+ * cheap; everything after the parse (decoding, planning, embedded tests)
+ * still runs in parallel. The error position comes from return_parse_end,
+ * read under the same lock. */
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
+cJSON *json_parse(const char *json, size_t len, char *err, size_t cap) {
+    const char *end = NULL;
+    pthread_mutex_lock(&parse_lock);
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+    pthread_mutex_unlock(&parse_lock);
+    if (root == NULL) {
+        size_t pos = end != NULL && end >= json ? (size_t)(end - json) : 0;
+        nn_fail(err, cap, NN_ERR_FORMAT, "malformed JSON near byte %zu of %zu%s", pos, len,
+                pos >= len ? " (truncated?)" : "");
+    }
+    return root;
+}
+
+static const cJSON *get(const cJSON *obj, const char *key) {
+    const cJSON *v = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    return cJSON_IsNull(v) ? NULL : v;
+}
+
+static enum nn_status missing(const char *key, const char *layer, char *err, size_t cap) {
+    return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: config key '%s' is missing", layer,
+                   key);
+}
+
+static enum nn_status wrong(const char *key, const char *want, const char *layer, char *err,
+                            size_t cap) {
+    return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: config key '%s' must be %s", layer, key,
+                   want);
+}
+
+enum nn_status json_get_bool(const cJSON *obj, const char *key, bool required, bool dflt,
+                             bool *out, const char *layer, char *err, size_t cap) {
+    const cJSON *v = get(obj, key);
+    if (v == NULL) {
+        *out = dflt;
+        return required ? missing(key, layer, err, cap) : NN_OK;
+    }
+    if (!cJSON_IsBool(v))
+        return wrong(key, "a boolean", layer, err, cap);
+    *out = cJSON_IsTrue(v);
+    return NN_OK;
+}
+
+enum nn_status json_get_size(const cJSON *obj, const char *key, bool required, size_t dflt,
+                             size_t max, size_t *out, const char *layer, char *err, size_t cap) {
+    const cJSON *v = get(obj, key);
+    if (v == NULL) {
+        *out = dflt;
+        return required ? missing(key, layer, err, cap) : NN_OK;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > (double)max ||
+        v->valuedouble != floor(v->valuedouble))
+        return nn_fail(err, cap, NN_ERR_FORMAT,
+                       "layer %.64s: config key '%s' must be an integer in 0..%zu", layer, key,
+                       max);
+    *out = (size_t)v->valuedouble;
+    return NN_OK;
+}
+
+enum nn_status json_get_float(const cJSON *obj, const char *key, bool required, float dflt,
+                              float *out, const char *layer, char *err, size_t cap) {
+    const cJSON *v = get(obj, key);
+    if (v == NULL) {
+        *out = dflt;
+        return required ? missing(key, layer, err, cap) : NN_OK;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return wrong(key, "a finite number", layer, err, cap);
+    *out = (float)v->valuedouble;
+    return NN_OK;
+}
+
+enum nn_status json_get_string(const cJSON *obj, const char *key, bool required,
+                               const char **out, const char *layer, char *err, size_t cap) {
+    const cJSON *v = get(obj, key);
+    *out = NULL;
+    if (v == NULL)
+        return required ? missing(key, layer, err, cap) : NN_OK;
+    if (!cJSON_IsString(v))
+        return wrong(key, "a string", layer, err, cap);
+    *out = v->valuestring;
+    return NN_OK;
+}
+
+enum nn_status json_get_int_list(const cJSON *obj, const char *key, bool required, int dflt,
+                                 int *out, int *n_out, const char *layer, char *err, size_t cap) {
+    const cJSON *v = get(obj, key);
+    *n_out = 0;
+    if (v == NULL) {
+        out[(*n_out)++] = dflt;
+        return required ? missing(key, layer, err, cap) : NN_OK;
+    }
+    const cJSON *item = cJSON_IsArray(v) ? v->child : v;
+    for (; item != NULL; item = cJSON_IsArray(v) ? item->next : NULL) {
+        if (!cJSON_IsNumber(item) || fabs(item->valuedouble) > 16 ||
+            item->valuedouble != floor(item->valuedouble))
+            return wrong(key, "an integer or a list of integers in -16..16", layer, err, cap);
+        if (*n_out == NN_MAX_RANK)
+            return wrong(key, "a list of at most 5 integers", layer, err, cap);
+        out[(*n_out)++] = (int)item->valuedouble;
+    }
+    if (*n_out == 0)
+        return wrong(key, "a non-empty list", layer, err, cap);
+    return NN_OK;
+}
