@@ -35,8 +35,8 @@ static double time_prediction(const struct nn_model *m) {
         ok = (out[i] = calloc(nn_shape_volume(nn_model_output_shape(m, i)), sizeof(float))) != NULL;
     for (int r = -5; ok && r < 101; r++) { /* 5 warm-up runs */
         const int64_t t0 = clock_now_ns();
-        ok = nn_model_predict(m, (const float *const *)in, out, scratch,
-                              nn_model_scratch_bytes(m), NULL, 0) == NN_OK;
+        ok = nn_model_predict(m, (const float *const *)in, out, scratch, nn_model_scratch_bytes(m),
+                              NULL, 0) == NN_OK;
         if (r >= 0)
             samples[r] = (double)(clock_now_ns() - t0) * 1e-3;
     }
@@ -70,8 +70,8 @@ static void check_file(const char *path, struct tally *t) {
         return;
     }
     t->passed++;
-    printf("%s: passed: %s; %zu params; %zu embedded test%s; load %.1f ms; predict %.1f us\n",
-           path, nn_model_layer_summary(m), nn_model_param_count(m), nn_model_num_tests(m),
+    printf("%s: passed: %s; %zu params; %zu embedded test%s; load %.1f ms; predict %.1f us\n", path,
+           nn_model_layer_summary(m), nn_model_param_count(m), nn_model_num_tests(m),
            nn_model_num_tests(m) == 1 ? "" : "s", load_ms, time_prediction(m));
     nn_model_free(m);
 }

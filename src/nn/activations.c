@@ -11,11 +11,20 @@ static const struct {
     const char *name;
     enum nn_act_kind kind;
 } act_names[] = {
-    {"linear", ACT_LINEAR},     {"relu", ACT_RELU},         {"relu6", ACT_RELU6},
-    {"sigmoid", ACT_SIGMOID},   {"tanh", ACT_TANH},         {"softmax", ACT_SOFTMAX},
-    {"softplus", ACT_SOFTPLUS}, {"softsign", ACT_SOFTSIGN}, {"elu", ACT_ELU},
-    {"selu", ACT_SELU},         {"swish", ACT_SWISH},       {"silu", ACT_SWISH},
-    {"gelu", ACT_GELU},         {"exponential", ACT_EXPONENTIAL},
+    {"linear", ACT_LINEAR},
+    {"relu", ACT_RELU},
+    {"relu6", ACT_RELU6},
+    {"sigmoid", ACT_SIGMOID},
+    {"tanh", ACT_TANH},
+    {"softmax", ACT_SOFTMAX},
+    {"softplus", ACT_SOFTPLUS},
+    {"softsign", ACT_SOFTSIGN},
+    {"elu", ACT_ELU},
+    {"selu", ACT_SELU},
+    {"swish", ACT_SWISH},
+    {"silu", ACT_SWISH},
+    {"gelu", ACT_GELU},
+    {"exponential", ACT_EXPONENTIAL},
     {"leaky_relu", ACT_LEAKY_RELU},
 };
 
@@ -34,7 +43,9 @@ enum nn_status nn_act_parse(const char *name, bool keras2, float alpha, struct n
     return nn_fail(err, cap, NN_ERR_UNSUPPORTED, "unknown activation type: %.64s", name);
 }
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+static float sigmoid(float x) {
+    return 1.0f / (1.0f + expf(-x));
+}
 
 float nn_act_scalar(const struct nn_act *a, float x) {
     switch (a->kind) {

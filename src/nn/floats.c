@@ -54,8 +54,8 @@ bool nn_base64_decode(const char *const *parts, const size_t *lens, size_t n, un
 }
 
 static float le_float(const unsigned char *b) {
-    const uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                       (uint32_t)b[3] << 24;
+    const uint32_t u =
+        (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;

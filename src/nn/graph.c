@@ -53,8 +53,7 @@ static enum nn_status parse_node(const cJSON *node, const char *layer, struct ra
     if (cJSON_IsObject(node)) {
         const cJSON *args = cJSON_GetObjectItemCaseSensitive(node, "args");
         if (!cJSON_IsArray(args))
-            return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: node without 'args' list",
-                           layer);
+            return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: node without 'args' list", layer);
         list = args;
         if (cJSON_IsArray(args->child)) { /* merge layers: args = [[t1, t2, ...]] */
             if (cJSON_GetArraySize(args) != 1)

@@ -132,8 +132,8 @@ struct nn_value {
 struct nn_op {
     const struct nn_layer *layer;
     int n_in, n_out;
-    int *in, *out;      /* value ids */
-    size_t tmp_offset;  /* layer-private scratch, in floats */
+    int *in, *out;     /* value ids */
+    size_t tmp_offset; /* layer-private scratch, in floats */
 };
 
 struct nn_model {
@@ -197,9 +197,10 @@ enum nn_status nn_layer_infer(const struct nn_layer *l, const struct nn_shape *i
 
 /* Runs one call of a layer (shapes already checked by nn_layer_infer).
  * Fails only on data-dependent errors (an Embedding index out of range). */
-enum nn_status nn_layer_run(const struct nn_layer *l, const float *const *in, const struct nn_shape *in_shape,
-                  int n_in, float *const *out, const struct nn_shape *out_shape, int n_out,
-                  float *tmp, char *err, size_t cap);
+enum nn_status nn_layer_run(const struct nn_layer *l, const float *const *in,
+                            const struct nn_shape *in_shape, int n_in, float *const *out,
+                            const struct nn_shape *out_shape, int n_out, float *tmp, char *err,
+                            size_t cap);
 
 /* Maps a Keras axis (batch = 0, negative from the end) of a rank-r tensor
  * to an index into dims, or -1 when out of range. */

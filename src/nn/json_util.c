@@ -23,7 +23,7 @@ cJSON *json_parse(const char *json, size_t len, char *err, size_t cap) {
     if (root == NULL) {
         size_t pos = end != NULL && end >= json ? (size_t)(end - json) : 0;
         nn_fail(err, cap, NN_ERR_FORMAT, "malformed JSON near byte %zu of %zu%s", pos, len,
-                pos >= len ? " (truncated?)" : "");
+                pos + 1 >= len ? " (truncated?)" : "");
     }
     return root;
 }
@@ -34,8 +34,7 @@ static const cJSON *get(const cJSON *obj, const char *key) {
 }
 
 static enum nn_status missing(const char *key, const char *layer, char *err, size_t cap) {
-    return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: config key '%s' is missing", layer,
-                   key);
+    return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: config key '%s' is missing", layer, key);
 }
 
 static enum nn_status wrong(const char *key, const char *want, const char *layer, char *err,
@@ -44,8 +43,8 @@ static enum nn_status wrong(const char *key, const char *want, const char *layer
                    want);
 }
 
-enum nn_status json_get_bool(const cJSON *obj, const char *key, bool required, bool dflt,
-                             bool *out, const char *layer, char *err, size_t cap) {
+enum nn_status json_get_bool(const cJSON *obj, const char *key, bool required, bool dflt, bool *out,
+                             const char *layer, char *err, size_t cap) {
     const cJSON *v = get(obj, key);
     if (v == NULL) {
         *out = dflt;
@@ -86,8 +85,8 @@ enum nn_status json_get_float(const cJSON *obj, const char *key, bool required, 
     return NN_OK;
 }
 
-enum nn_status json_get_string(const cJSON *obj, const char *key, bool required,
-                               const char **out, const char *layer, char *err, size_t cap) {
+enum nn_status json_get_string(const cJSON *obj, const char *key, bool required, const char **out,
+                               const char *layer, char *err, size_t cap) {
     const cJSON *v = get(obj, key);
     *out = NULL;
     if (v == NULL)

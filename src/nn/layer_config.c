@@ -13,38 +13,51 @@ enum nn_status nn_layer_configure(struct nn_model *m, struct nn_layer *l, const 
                                   int depth, char *err, size_t cap);
 
 static const char *const identity_layers[] = {
-    "Dropout",          "AlphaDropout",     "GaussianDropout",       "GaussianNoise",
-    "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",      "ActivityRegularization",
-    "Identity",
+    "Dropout",          "AlphaDropout",           "GaussianDropout",
+    "GaussianNoise",    "SpatialDropout1D",       "SpatialDropout2D",
+    "SpatialDropout3D", "ActivityRegularization", "Identity",
 };
 
 static const struct {
     const char *name;
     enum nn_kind kind;
 } kinds[] = {
-    {"InputLayer", L_INPUT},         {"Dense", L_DENSE},
-    {"Activation", L_ACTIVATION},    {"ReLU", L_RELU},
-    {"LeakyReLU", L_RELU},           {"ELU", L_ACTIVATION},
-    {"PReLU", L_PRELU},              {"Softmax", L_SOFTMAX},
-    {"Add", L_ADD},                  {"Subtract", L_SUBTRACT},
-    {"Multiply", L_MULTIPLY},        {"Average", L_AVERAGE},
-    {"Maximum", L_MAXIMUM},          {"Minimum", L_MINIMUM},
-    {"Concatenate", L_CONCATENATE},  {"BatchNormalization", L_BATCHNORM},
-    {"LayerNormalization", L_LAYERNORM}, {"Reshape", L_RESHAPE},
-    {"Flatten", L_FLATTEN},          {"Permute", L_PERMUTE},
-    {"RepeatVector", L_REPEAT_VECTOR}, {"Embedding", L_EMBEDDING},
-    {"LSTM", L_LSTM},                {"GRU", L_GRU},
-    {"TimeDistributed", L_DENSE},    {"Model", L_MODEL},
-    {"Functional", L_MODEL},         {"Sequential", L_MODEL},
+    {"InputLayer", L_INPUT},
+    {"Dense", L_DENSE},
+    {"Activation", L_ACTIVATION},
+    {"ReLU", L_RELU},
+    {"LeakyReLU", L_RELU},
+    {"ELU", L_ACTIVATION},
+    {"PReLU", L_PRELU},
+    {"Softmax", L_SOFTMAX},
+    {"Add", L_ADD},
+    {"Subtract", L_SUBTRACT},
+    {"Multiply", L_MULTIPLY},
+    {"Average", L_AVERAGE},
+    {"Maximum", L_MAXIMUM},
+    {"Minimum", L_MINIMUM},
+    {"Concatenate", L_CONCATENATE},
+    {"BatchNormalization", L_BATCHNORM},
+    {"LayerNormalization", L_LAYERNORM},
+    {"Reshape", L_RESHAPE},
+    {"Flatten", L_FLATTEN},
+    {"Permute", L_PERMUTE},
+    {"RepeatVector", L_REPEAT_VECTOR},
+    {"Embedding", L_EMBEDDING},
+    {"LSTM", L_LSTM},
+    {"GRU", L_GRU},
+    {"TimeDistributed", L_DENSE},
+    {"Model", L_MODEL},
+    {"Functional", L_MODEL},
+    {"Sequential", L_MODEL},
 };
 
 /* The parameter array `key` of this layer: required or optional. */
 static enum nn_status param(struct nn_model *m, const struct nn_layer *l, const cJSON *layer_params,
                             const char *key, bool required, const float **out, size_t *count,
                             char *err, size_t cap) {
-    const cJSON *v = cJSON_IsObject(layer_params)
-                         ? cJSON_GetObjectItemCaseSensitive(layer_params, key)
-                         : NULL;
+    const cJSON *v =
+        cJSON_IsObject(layer_params) ? cJSON_GetObjectItemCaseSensitive(layer_params, key) : NULL;
     *out = NULL;
     *count = 0;
     if (v == NULL)
@@ -83,8 +96,8 @@ static enum nn_status configure_rnn(struct nn_model *m, struct nn_layer *l, cons
     if (l->units == 0)
         return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: units must be >= 1", l->name);
     TRY(json_get_bool(config, "use_bias", false, true, &use_bias, l->name, err, cap));
-    TRY(json_get_bool(config, "return_sequences", false, false, &l->return_sequences, l->name,
-                      err, cap));
+    TRY(json_get_bool(config, "return_sequences", false, false, &l->return_sequences, l->name, err,
+                      cap));
     TRY(json_get_bool(config, "return_state", false, false, &l->return_state, l->name, err, cap));
     TRY(json_get_bool(config, "reset_after", false, !m->keras2, &l->reset_after, l->name, err,
                       cap));
@@ -118,9 +131,9 @@ static enum nn_status configure_rnn(struct nn_model *m, struct nn_layer *l, cons
                        l->name, l->nu, gates, n * gates * n);
     const size_t want_bias = !use_bias ? 0 : (!lstm && l->reset_after) ? 6 * n : gates * n;
     if (use_bias && l->nb != want_bias)
-        return nn_fail(err, cap, NN_ERR_FORMAT,
-                       "layer %.64s: bias has %zu values, expected %zu%s", l->name, l->nb,
-                       want_bias, lstm ? "" : " (GRU bias size must match reset_after)");
+        return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: bias has %zu values, expected %zu%s",
+                       l->name, l->nb, want_bias,
+                       lstm ? "" : " (GRU bias size must match reset_after)");
     return NN_OK;
 }
 
@@ -192,16 +205,15 @@ static enum nn_status configure_permute(struct nn_layer *l, const cJSON *config,
     for (int i = 0; i < l->n_perm; i++) {
         if (l->perm[i] < 1 || l->perm[i] > l->n_perm || seen[l->perm[i]])
             return nn_fail(err, cap, NN_ERR_FORMAT,
-                           "layer %.64s: dims must be a permutation of 1..%d", l->name,
-                           l->n_perm);
+                           "layer %.64s: dims must be a permutation of 1..%d", l->name, l->n_perm);
         seen[l->perm[i]] = true;
     }
     return NN_OK;
 }
 
 /* The `activation` of a layer's config, applied after the layer. */
-static enum nn_status post_activation(struct nn_model *m, struct nn_layer *l,
-                                      const cJSON *config, char *err, size_t cap) {
+static enum nn_status post_activation(struct nn_model *m, struct nn_layer *l, const cJSON *config,
+                                      char *err, size_t cap) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(config, "activation");
     l->post.kind = ACT_LINEAR;
     if (a == NULL || cJSON_IsNull(a) || l->kind == L_LSTM || l->kind == L_GRU ||
@@ -212,8 +224,8 @@ static enum nn_status post_activation(struct nn_model *m, struct nn_layer *l,
                        l->name);
     float alpha;
     const char *key = strcmp(a->valuestring, "leaky_relu") == 0 ? "negative_slope" : "alpha";
-    TRY(json_get_float(config, key, false, strcmp(key, "alpha") == 0 ? 1.0f : 0.2f, &alpha,
-                       l->name, err, cap));
+    TRY(json_get_float(config, key, false, strcmp(key, "alpha") == 0 ? 1.0f : 0.2f, &alpha, l->name,
+                       err, cap));
     return nn_act_parse(a->valuestring, m->keras2, alpha, &l->post, err, cap);
 }
 
@@ -245,8 +257,7 @@ enum nn_status nn_layer_configure(struct nn_model *m, struct nn_layer *l, const 
         if (!cJSON_IsString(inner_class) || strcmp(inner_class->valuestring, "Dense") != 0)
             return nn_fail(err, cap, NN_ERR_UNSUPPORTED,
                            "unsupported layer type TimeDistributed(%.64s) in layer %.64s",
-                           cJSON_IsString(inner_class) ? inner_class->valuestring : "?",
-                           l->name);
+                           cJSON_IsString(inner_class) ? inner_class->valuestring : "?", l->name);
         config = cJSON_GetObjectItemCaseSensitive(inner, "config");
         if (!cJSON_IsObject(config))
             return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: wrapped layer has no config",
@@ -261,8 +272,8 @@ enum nn_status nn_layer_configure(struct nn_model *m, struct nn_layer *l, const 
     switch (l->kind) {
     case L_DENSE: {
         bool use_bias;
-        TRY(json_get_size(config, "units", true, 0, NN_LIMIT_TENSOR_ELEMS, &l->units, l->name,
-                          err, cap));
+        TRY(json_get_size(config, "units", true, 0, NN_LIMIT_TENSOR_ELEMS, &l->units, l->name, err,
+                          cap));
         TRY(json_get_bool(config, "use_bias", false, true, &use_bias, l->name, err, cap));
         if (l->units == 0)
             return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: units must be >= 1", l->name);
@@ -304,8 +315,8 @@ enum nn_status nn_layer_configure(struct nn_model *m, struct nn_layer *l, const 
         const cJSON *mv = cJSON_GetObjectItemCaseSensitive(config, "max_value");
         if (mv != NULL && !cJSON_IsNull(mv))
             TRY(json_get_float(config, "max_value", true, 0, &l->max_value, l->name, err, cap));
-        TRY(json_get_float(config, "negative_slope", false, 0.0f, &l->negative_slope, l->name,
-                           err, cap));
+        TRY(json_get_float(config, "negative_slope", false, 0.0f, &l->negative_slope, l->name, err,
+                           cap));
         return json_get_float(config, "threshold", false, 0.0f, &l->threshold, l->name, err, cap);
     }
     case L_PRELU:

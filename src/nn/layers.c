@@ -116,7 +116,7 @@ static void dense_run(const struct nn_layer *l, const float *x, const struct nn_
 static void relu_run(const struct nn_layer *l, const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = v >= l->max_value ? l->max_value
+        y[i] = v >= l->max_value   ? l->max_value
                : v >= l->threshold ? v
                                    : l->negative_slope * (v - l->threshold);
     }
@@ -147,8 +147,7 @@ static enum nn_status embedding_run(const struct nn_layer *l, const float *x,
             return nn_fail(err, cap, NN_ERR_ARGUMENT,
                            "layer %.64s: index %g at position %zu is outside 0..%zu", l->name,
                            (double)v, t, l->input_dim - 1);
-        memcpy(y + t * l->output_dim, l->w + (size_t)v * l->output_dim,
-               l->output_dim * sizeof *y);
+        memcpy(y + t * l->output_dim, l->w + (size_t)v * l->output_dim, l->output_dim * sizeof *y);
     }
     return NN_OK;
 }

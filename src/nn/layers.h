@@ -19,10 +19,9 @@ void nn_concat_run(const struct nn_layer *l, const float *const *in,
                    const struct nn_shape *in_shape, int n_in, float *out,
                    const struct nn_shape *out_shape);
 
-enum nn_status nn_norm_infer(const struct nn_layer *l, const struct nn_shape *in,
-                             size_t *tmp, char *err, size_t cap);
-void nn_batchnorm_run(const struct nn_layer *l, const float *x, const struct nn_shape *s,
-                      float *y);
+enum nn_status nn_norm_infer(const struct nn_layer *l, const struct nn_shape *in, size_t *tmp,
+                             char *err, size_t cap);
+void nn_batchnorm_run(const struct nn_layer *l, const float *x, const struct nn_shape *s, float *y);
 void nn_layernorm_run(const struct nn_layer *l, const float *x, const struct nn_shape *s, float *y,
                       float *tmp);
 

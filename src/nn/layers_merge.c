@@ -79,8 +79,8 @@ enum nn_status nn_concat_infer(const struct nn_layer *l, const struct nn_shape *
         return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: no inputs", l->name);
     const int ax = nn_axis_index(l->concat_axis, in[0].rank);
     if (ax < 0)
-        return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: invalid axis %d for rank %d",
-                       l->name, l->concat_axis, in[0].rank);
+        return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: invalid axis %d for rank %d", l->name,
+                       l->concat_axis, in[0].rank);
     *out = in[0];
     for (int i = 1; i < n_in; i++) {
         if (in[i].rank != in[0].rank)

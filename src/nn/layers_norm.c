@@ -30,8 +30,8 @@ enum nn_status nn_norm_infer(const struct nn_layer *l, const struct nn_shape *in
     if ((l->kind == L_BATCHNORM && normalized != l->n_mean) || (l->gamma && l->n_gamma != want) ||
         (l->beta && l->n_beta != want))
         return nn_fail(err, cap, NN_ERR_FORMAT,
-                       "layer %.64s: parameters have %zu values, the normalized axes %zu",
-                       l->name, l->kind == L_BATCHNORM ? l->n_mean : l->n_gamma, normalized);
+                       "layer %.64s: parameters have %zu values, the normalized axes %zu", l->name,
+                       l->kind == L_BATCHNORM ? l->n_mean : l->n_gamma, normalized);
     /* LayerNormalization: a mean and a variance per group of the other axes. */
     *tmp = l->kind == L_LAYERNORM ? 2 * (nn_shape_volume(in) / normalized) : 0;
     return NN_OK;

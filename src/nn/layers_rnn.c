@@ -7,16 +7,14 @@
 #include "nn/layers.h"
 
 enum nn_status nn_rnn_infer(const struct nn_layer *l, const struct nn_shape *in, int n_in,
-                            struct nn_shape *out, int *n_out, size_t *tmp, char *err,
-                            size_t cap) {
+                            struct nn_shape *out, int *n_out, size_t *tmp, char *err, size_t cap) {
     const bool lstm = l->kind == L_LSTM;
     const size_t n = l->units, gates = lstm ? 4 : 3;
     const int n_states = lstm ? 2 : 1;
     if (n_in != 1 && n_in != 1 + n_states)
         return nn_fail(err, cap, NN_ERR_FORMAT,
                        "layer %.64s: %s takes the sequence%s, called with %d inputs", l->name,
-                       l->class_name, lstm ? " and optionally h0, c0" : " and optionally h0",
-                       n_in);
+                       l->class_name, lstm ? " and optionally h0, c0" : " and optionally h0", n_in);
     if (in[0].rank != 2)
         return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: input must be (timesteps, features)",
                        l->name);
@@ -28,8 +26,8 @@ enum nn_status nn_rnn_infer(const struct nn_layer *l, const struct nn_shape *in,
         if (in[k].rank != 1 || in[k].dims[0] != n)
             return nn_fail(err, cap, NN_ERR_FORMAT,
                            "layer %.64s: initial state %d must have shape (%zu)", l->name, k, n);
-    out[0] = l->return_sequences ? (struct nn_shape){2, {in[0].dims[0], n}}
-                                 : (struct nn_shape){1, {n}};
+    out[0] =
+        l->return_sequences ? (struct nn_shape){2, {in[0].dims[0], n}} : (struct nn_shape){1, {n}};
     *n_out = 1;
     if (l->return_state)
         for (int k = 0; k < n_states; k++)

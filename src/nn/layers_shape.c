@@ -6,9 +6,7 @@ enum nn_status nn_reshape_infer(const struct nn_layer *l, const struct nn_shape 
                                 struct nn_shape *out, char *err, size_t cap) {
     const size_t vol = nn_shape_volume(in);
     switch (l->kind) {
-    case L_FLATTEN:
-        *out = (struct nn_shape){1, {vol}};
-        return NN_OK;
+    case L_FLATTEN: *out = (struct nn_shape){1, {vol}}; return NN_OK;
     case L_REPEAT_VECTOR:
         if (in->rank != 1)
             return nn_fail(err, cap, NN_ERR_FORMAT,

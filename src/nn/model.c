@@ -97,7 +97,8 @@ static enum nn_status parse_shape(const cJSON *a, bool allow_variable, const cha
             continue;
         }
         if (!cJSON_IsNumber(d) || d->valuedouble < 1 ||
-            d->valuedouble > (double)NN_LIMIT_TENSOR_ELEMS || d->valuedouble != floor(d->valuedouble))
+            d->valuedouble > (double)NN_LIMIT_TENSOR_ELEMS ||
+            d->valuedouble != floor(d->valuedouble))
             return nn_fail(err, cap, NN_ERR_FORMAT, "%s: dimension %d must be an integer in 1..%u",
                            what, s->rank, NN_LIMIT_TENSOR_ELEMS);
         s->dims[s->rank++] = (size_t)d->valuedouble;
@@ -110,10 +111,9 @@ static enum nn_status parse_shape(const cJSON *a, bool allow_variable, const cha
 
 /* A tensor object of the tests section: {"shape": [...], "values": ...}. */
 static enum nn_status parse_test_tensor(struct nn_model *m, const cJSON *t, const char *what,
-                                        struct nn_shape *s, float **values, char *err,
-                                        size_t cap) {
-    enum nn_status st = parse_shape(cJSON_GetObjectItemCaseSensitive(t, "shape"), false, what, s,
-                                    err, cap);
+                                        struct nn_shape *s, float **values, char *err, size_t cap) {
+    enum nn_status st =
+        parse_shape(cJSON_GetObjectItemCaseSensitive(t, "shape"), false, what, s, err, cap);
     if (st != NN_OK)
         return st;
     size_t count;
@@ -121,14 +121,16 @@ static enum nn_status parse_test_tensor(struct nn_model *m, const cJSON *t, cons
                                &count, err, cap)) != NN_OK)
         return st;
     if (count != nn_shape_volume(s))
-        return nn_fail(err, cap, NN_ERR_FORMAT, "%s: %zu values for a shape of %zu elements",
-                       what, count, nn_shape_volume(s));
+        return nn_fail(err, cap, NN_ERR_FORMAT, "%s: %zu values for a shape of %zu elements", what,
+                       count, nn_shape_volume(s));
     return NN_OK;
 }
 
 /* ---------------------------- prediction ---------------------------- */
 
-size_t nn_model_scratch_bytes(const struct nn_model *m) { return m->scratch_elems * sizeof(float); }
+size_t nn_model_scratch_bytes(const struct nn_model *m) {
+    return m->scratch_elems * sizeof(float);
+}
 
 enum nn_status nn_model_predict(const struct nn_model *m, const float *const *inputs,
                                 float *const *outputs, void *scratch, size_t scratch_bytes,
@@ -234,10 +236,11 @@ static enum nn_status run_tests(struct nn_model *m, const cJSON *tests, float ep
                 const float g = got[k][i], w = want[k][i];
                 const bool ok = (isnan(g) && isnan(w)) || (g >= w - eps && g <= w + eps);
                 if (!ok) {
-                    st = nn_fail(err, cap, NN_ERR_TEST_FAILED,
-                                 "test failed: test %d output=%d element %zu value=%.9g target=%.9g "
-                                 "(tolerance %g)",
-                                 t, k, i, (double)g, (double)w, (double)eps);
+                    st =
+                        nn_fail(err, cap, NN_ERR_TEST_FAILED,
+                                "test failed: test %d output=%d element %zu value=%.9g target=%.9g "
+                                "(tolerance %g)",
+                                t, k, i, (double)g, (double)w, (double)eps);
                     goto done;
                 }
             }
@@ -335,7 +338,8 @@ static enum nn_status load_parsed(struct nn_model *m, const cJSON *root,
     const cJSON *outs = cJSON_GetObjectItemCaseSensitive(root, "output_shapes");
     if (cJSON_IsArray(outs)) {
         if (cJSON_GetArraySize(outs) != m->n_outputs)
-            return nn_fail(err, cap, NN_ERR_FORMAT, "output_shapes lists %d shapes, the model has %d",
+            return nn_fail(err, cap, NN_ERR_FORMAT,
+                           "output_shapes lists %d shapes, the model has %d",
                            cJSON_GetArraySize(outs), m->n_outputs);
         int k = 0;
         for (const cJSON *s = outs->child; s != NULL; s = s->next, k++) {
@@ -425,11 +429,21 @@ enum nn_status nn_model_load_file(const char *path, const struct nn_load_options
 
 /* ---------------------------- accessors ---------------------------- */
 
-size_t nn_model_num_inputs(const struct nn_model *m) { return (size_t)m->n_inputs; }
-size_t nn_model_num_outputs(const struct nn_model *m) { return (size_t)m->n_outputs; }
-size_t nn_model_param_count(const struct nn_model *m) { return m->param_count; }
-size_t nn_model_num_tests(const struct nn_model *m) { return m->n_tests; }
-const char *nn_model_layer_summary(const struct nn_model *m) { return m->summary; }
+size_t nn_model_num_inputs(const struct nn_model *m) {
+    return (size_t)m->n_inputs;
+}
+size_t nn_model_num_outputs(const struct nn_model *m) {
+    return (size_t)m->n_outputs;
+}
+size_t nn_model_param_count(const struct nn_model *m) {
+    return m->param_count;
+}
+size_t nn_model_num_tests(const struct nn_model *m) {
+    return m->n_tests;
+}
+const char *nn_model_layer_summary(const struct nn_model *m) {
+    return m->summary;
+}
 
 const struct nn_shape *nn_model_input_shape(const struct nn_model *m, size_t i) {
     return i < (size_t)m->n_inputs ? &m->values[m->input_values[i]].shape : NULL;

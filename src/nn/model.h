@@ -24,12 +24,12 @@
 #define NN_ERROR_MAX 512
 
 /* Bounds on what a model file may declare. */
-#define NN_LIMIT_FILE_BYTES (256u << 20) /* the JSON text */
-#define NN_LIMIT_LAYERS 4096             /* per graph */
-#define NN_LIMIT_NODES 65536             /* (layer, call) pairs evaluated */
-#define NN_LIMIT_TENSOR_ELEMS (1u << 26) /* one tensor */
+#define NN_LIMIT_FILE_BYTES (256u << 20)  /* the JSON text */
+#define NN_LIMIT_LAYERS 4096              /* per graph */
+#define NN_LIMIT_NODES 65536              /* (layer, call) pairs evaluated */
+#define NN_LIMIT_TENSOR_ELEMS (1u << 26)  /* one tensor */
 #define NN_LIMIT_SCRATCH_ELEMS (1u << 28) /* all intermediate tensors */
-#define NN_LIMIT_NESTING 16              /* nested models */
+#define NN_LIMIT_NESTING 16               /* nested models */
 
 /* A tensor shape without the batch axis: rank 1..5, dims in Keras order
  * (row-major, last axis fastest). Rank is part of the shape: (4) != (1, 4). */
@@ -57,8 +57,8 @@ enum nn_status {
 struct nn_model;
 
 struct nn_load_options {
-    bool skip_tests;      /* do not run the file's embedded tests */
-    float test_epsilon;   /* absolute tolerance; 0 means the default 1e-4 */
+    bool skip_tests;    /* do not run the file's embedded tests */
+    float test_epsilon; /* absolute tolerance; 0 means the default 1e-4 */
 };
 
 /* Loads a model from a JSON file / memory. On success *model_out owns a new

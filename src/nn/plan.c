@@ -51,14 +51,18 @@ static enum nn_status add_value(struct nn_model *m, const struct nn_shape *s, in
     return NN_OK;
 }
 
-static struct memo *slot(struct graph_run *r, int layer, int node) {
-    return &r->memo[r->base[layer] + node];
-}
-
 /* Which node of a nested model a reference means: tf.keras 2 counts the
  * model's own construction as node 0, so references from the outer graph
  * to node k >= 1 mean inbound node k - 1. */
-static int model_node(int node) { return node >= 1 ? node - 1 : node; }
+static int model_node(int node) {
+    return node >= 1 ? node - 1 : node;
+}
+
+/* The memo entry of call `node` of a layer (already checked to exist). */
+static struct memo *slot(struct graph_run *r, int layer, int node) {
+    const bool model = r->g->layers[layer].kind == L_MODEL;
+    return &r->memo[r->base[layer] + (model ? model_node(node) : node)];
+}
 
 static enum nn_status plan_graph(struct nn_model *m, const struct nn_graph *g, const int *bound,
                                  int depth, int *outs, char *err, size_t cap);
@@ -90,8 +94,10 @@ static enum nn_status plan_call(struct nn_model *m, struct graph_run *r, int li,
     enum nn_status st;
     if (l->kind == L_MODEL) {
         if (call->n_conn != l->sub->n_in)
-            return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: nested model takes %d inputs, "
-                           "called with %d", l->name, l->sub->n_in, call->n_conn);
+            return nn_fail(err, cap, NN_ERR_FORMAT,
+                           "layer %.64s: nested model takes %d inputs, "
+                           "called with %d",
+                           l->name, l->sub->n_in, call->n_conn);
         int *vals = nn_alloc(m, (size_t)l->sub->n_out * sizeof(int));
         if (vals == NULL)
             return NN_ERR_NOMEM;
@@ -143,8 +149,8 @@ static enum nn_status visit(struct graph_run *r, const struct nn_conn *c, const 
     const struct nn_layer *l = &r->g->layers[c->layer];
     const bool is_input = l->kind == L_INPUT;
     if ((is_input && c->node != 0) || (!is_input && call_inputs(l, c->node) == NULL))
-        return nn_fail(err, cap, NN_ERR_FORMAT, "%.64s: invalid node index %d of layer %.64s",
-                       from, c->node, l->name);
+        return nn_fail(err, cap, NN_ERR_FORMAT, "%.64s: invalid node index %d of layer %.64s", from,
+                       c->node, l->name);
     const struct memo *me = slot(r, c->layer, c->node);
     if (me->state == DONE)
         return NN_OK;
