@@ -1,10 +1,12 @@
 # Thin wrapper over CMake: the README's quick start is `make run` then `make test`.
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCONVSEL_WERROR=ON
 
-.PHONY: all deps build build-asan run test test-release test-asan format format-check clean
+.PHONY: all deps build build-asan build-fuzz run test test-release test-asan fuzz format format-check clean
 
 all: build
 
@@ -19,6 +21,15 @@ build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCONVSEL_SANITIZE=address,undefined $(CMAKE_FLAGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
+build-fuzz: deps
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCONVSEL_FUZZ=ON -DCONVSEL_SANITIZE=address,undefined -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_model_loader
+
+# A bounded fuzzing run of the model loader (FUZZ_SECONDS, default 60).
+fuzz: build-fuzz
+	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_model_loader $(FUZZ_SECONDS)
+
 # The main job on the embedded default: ResNet-50's 3x3 layer, verified.
 run: build
 	./$(BUILD)/convsel conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -V 1
@@ -30,7 +41,7 @@ test-asan: build-asan
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-test: test-release test-asan
+test: test-release test-asan fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
@@ -39,4 +50,4 @@ format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
