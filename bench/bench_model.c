@@ -49,10 +49,12 @@ int main(int argc, char **argv) {
     stats_median(pt, (size_t)preds);
     printf("%s: %zu params\n", argv[1], nn_model_param_count(m));
     printf("  load     median %8.2f ms   p10 %8.2f   p90 %8.2f   (%d loads)\n",
-           stats_quantile_sorted(lt, (size_t)loads, 0.5), stats_quantile_sorted(lt, (size_t)loads, 0.1),
+           stats_quantile_sorted(lt, (size_t)loads, 0.5),
+           stats_quantile_sorted(lt, (size_t)loads, 0.1),
            stats_quantile_sorted(lt, (size_t)loads, 0.9), loads);
     printf("  predict  median %8.2f us   p10 %8.2f   p90 %8.2f   (%d predictions)\n",
-           stats_quantile_sorted(pt, (size_t)preds, 0.5), stats_quantile_sorted(pt, (size_t)preds, 0.1),
+           stats_quantile_sorted(pt, (size_t)preds, 0.5),
+           stats_quantile_sorted(pt, (size_t)preds, 0.1),
            stats_quantile_sorted(pt, (size_t)preds, 0.9), preds);
     return 0;
 }

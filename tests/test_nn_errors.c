@@ -8,13 +8,13 @@
 #include "testutil.h"
 
 #define IN2                                                                                        \
-    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"batch_input_shape\":[null,2]}," \
+    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"batch_input_shape\":[null,2]},"  \
     "\"inbound_nodes\":[]}"
 #define DENSE(name, cfg, from)                                                                     \
     "{\"class_name\":\"Dense\",\"name\":\"" name "\",\"config\":{\"units\":1" cfg                  \
     "},\"inbound_nodes\":[[[\"" from "\",0,0,{}]]]}"
 #define LAYER1(cls, cfg)                                                                           \
-    "{\"class_name\":\"" cls "\",\"name\":\"l\",\"config\":{" cfg                                 \
+    "{\"class_name\":\"" cls "\",\"name\":\"l\",\"config\":{" cfg                                  \
     "},\"inbound_nodes\":[[[\"in\",0,0,{}]]]}"
 #define W "\"d\":{\"weights\":[1,2],\"bias\":[0]}"
 #define IO(n) "[[\"" n "\",0,0]]"
@@ -44,8 +44,7 @@ static void test_json_level(void) {
     bad("config missing", "{\"architecture\":{}}", NN_ERR_FORMAT, "architecture.config");
     bad("layers not array", "{\"architecture\":{\"config\":{\"layers\":5}}}", NN_ERR_FORMAT,
         "config.layers must be an array");
-    bad("no layers", "{\"architecture\":{\"config\":{\"layers\":[]}}}", NN_ERR_FORMAT,
-        "0 layers");
+    bad("no layers", "{\"architecture\":{\"config\":{\"layers\":[]}}}", NN_ERR_FORMAT, "0 layers");
     bad("channels_first",
         "{\"architecture\":{\"config\":{}},\"image_data_format\":\"channels_first\"}",
         NN_ERR_UNSUPPORTED, "only channels_last");
@@ -64,7 +63,8 @@ static void test_json_level(void) {
 static void test_layers_and_params(void) {
     bad_model("unknown layer",
               IN2 ",{\"class_name\":\"Conv2D\",\"name\":\"c\",\"config\":{},\"inbound_nodes\":[]}",
-              IO("in"), "", "[[2]]", NN_ERR_UNSUPPORTED, "unsupported layer type Conv2D in layer c");
+              IO("in"), "", "[[2]]", NN_ERR_UNSUPPORTED,
+              "unsupported layer type Conv2D in layer c");
     bad_model("time distributed conv",
               IN2 "," LAYER1("TimeDistributed", "\"layer\":{\"class_name\":\"Conv1D\"}"), IO("l"),
               "", "[[2]]", NN_ERR_UNSUPPORTED, "TimeDistributed(Conv1D) in layer l");
@@ -72,8 +72,8 @@ static void test_layers_and_params(void) {
               W, "[[2]]", NN_ERR_UNSUPPORTED, "unknown activation type: mish");
     bad_model("activation object", IN2 "," DENSE("d", ",\"activation\":{\"x\":1}", "in"), IO("d"),
               W, "[[2]]", NN_ERR_UNSUPPORTED, "activation must be a string");
-    bad_model("units wrong type", IN2 "," LAYER1("Dense", "\"units\":\"abc\""), IO("l"), W,
-              "[[2]]", NN_ERR_FORMAT, "layer l: config key 'units' must be an integer");
+    bad_model("units wrong type", IN2 "," LAYER1("Dense", "\"units\":\"abc\""), IO("l"), W, "[[2]]",
+              NN_ERR_FORMAT, "layer l: config key 'units' must be an integer");
     bad_model("units missing", IN2 "," LAYER1("Dense", ""), IO("l"), W, "[[2]]", NN_ERR_FORMAT,
               "layer l: config key 'units' is missing");
     bad_model("weights missing", IN2 "," DENSE("d", "", "in"), IO("d"), "", "[[2]]", NN_ERR_FORMAT,
@@ -102,8 +102,7 @@ static void test_layers_and_params(void) {
     bad_model("kernel vs input", IN2 "," DENSE("d", "", "in"), IO("d"),
               "\"d\":{\"weights\":[1,2,3],\"bias\":[0]}", "[[2]]", NN_ERR_FORMAT,
               "input depth 2 does not match the kernel (3 x 1)");
-    bad_model("lstm recurrent size",
-              IN2 "," LAYER1("LSTM", "\"units\":1"), IO("l"),
+    bad_model("lstm recurrent size", IN2 "," LAYER1("LSTM", "\"units\":1"), IO("l"),
               "\"l\":{\"weights\":[1,2,3,4],\"recurrent_weights\":[1,2,3],\"bias\":[0,0,0,0]}",
               "[[1,1]]", NN_ERR_FORMAT, "recurrent kernel has 3 weights, expected");
     bad_model("gru bias vs reset_after", IN2 "," LAYER1("GRU", "\"units\":1,\"reset_after\":true"),
@@ -118,9 +117,10 @@ static void test_layers_and_params(void) {
     bad_model("embedding size", IN2 "," LAYER1("Embedding", "\"input_dim\":3,\"output_dim\":2"),
               IO("l"), "\"l\":{\"weights\":[1,2,3]}", "[[2]]", NN_ERR_FORMAT,
               "embedding has 3 weights, expected input_dim*output_dim = 3*2");
-    bad_model("batchnorm sizes", IN2 "," LAYER1("BatchNormalization", "\"axis\":-1"), IO("l"),
-              "\"l\":{\"moving_mean\":[0,0],\"moving_variance\":[1],\"gamma\":[1,1],\"beta\":[0,0]}",
-              "[[2]]", NN_ERR_FORMAT, "sizes differ");
+    bad_model(
+        "batchnorm sizes", IN2 "," LAYER1("BatchNormalization", "\"axis\":-1"), IO("l"),
+        "\"l\":{\"moving_mean\":[0,0],\"moving_variance\":[1],\"gamma\":[1,1],\"beta\":[0,0]}",
+        "[[2]]", NN_ERR_FORMAT, "sizes differ");
     bad_model("batchnorm axis", IN2 "," LAYER1("BatchNormalization", "\"axis\":3"), IO("l"),
               "\"l\":{\"moving_mean\":[0,0],\"moving_variance\":[1,1],\"gamma\":[1,1],\"beta\":[0,"
               "0]}",
@@ -144,8 +144,8 @@ static void test_layers_and_params(void) {
 static void test_graph(void) {
     bad_model("dangling", IN2 "," DENSE("d", "", "nowhere"), IO("d"), W, "[[2]]", NN_ERR_FORMAT,
               "dangling layer reference: nowhere");
-    bad_model("dangling output", IN2 "," DENSE("d", "", "in"), IO("zz"), W, "[[2]]",
-              NN_ERR_FORMAT, "output_layers: dangling layer reference: zz");
+    bad_model("dangling output", IN2 "," DENSE("d", "", "in"), IO("zz"), W, "[[2]]", NN_ERR_FORMAT,
+              "output_layers: dangling layer reference: zz");
     bad_model("cycle", IN2 "," DENSE("d", "", "e") "," DENSE("e", "", "d"), IO("d"),
               W ",\"e\":{\"weights\":[1],\"bias\":[0]}", "[[2]]", NN_ERR_FORMAT, "cycle");
     bad_model("self loop", IN2 "," DENSE("d", "", "d"), IO("d"), W, "[[2]]", NN_ERR_FORMAT,
@@ -156,11 +156,13 @@ static void test_graph(void) {
               NN_ERR_FORMAT, "invalid tensor index 2");
     bad_model("duplicate names", IN2 "," DENSE("d", "", "in") "," DENSE("d", "", "in"), IO("d"), W,
               "[[2]]", NN_ERR_FORMAT, "layer names must be unique (d repeats)");
-    bad_model("node not a list", IN2 ",{\"class_name\":\"Dense\",\"name\":\"d\",\"config\":{"
-                                     "\"units\":1},\"inbound_nodes\":[5]}",
+    bad_model("node not a list",
+              IN2 ",{\"class_name\":\"Dense\",\"name\":\"d\",\"config\":{"
+                  "\"units\":1},\"inbound_nodes\":[5]}",
               IO("d"), W, "[[2]]", NN_ERR_FORMAT, "a node must be a list or an object");
-    bad_model("keras3 constant", IN2 ",{\"class_name\":\"Dense\",\"name\":\"d\",\"config\":{"
-                                     "\"units\":1},\"inbound_nodes\":[{\"args\":[{\"x\":1}]}]}",
+    bad_model("keras3 constant",
+              IN2 ",{\"class_name\":\"Dense\",\"name\":\"d\",\"config\":{"
+                  "\"units\":1},\"inbound_nodes\":[{\"args\":[{\"x\":1}]}]}",
               IO("d"), W, "[[2]]", NN_ERR_FORMAT, "constant-value tensors are not supported");
     bad_model("unbound input layer",
               IN2 ",{\"class_name\":\"InputLayer\",\"name\":\"in2\",\"config\":{},"
@@ -168,14 +170,14 @@ static void test_graph(void) {
               IO("d"), W, "[[2]]", NN_ERR_FORMAT, "not a model input");
     bad_model("output not array", IN2, "5", "", "[[2]]", NN_ERR_FORMAT,
               "output_layers must be an array");
-    bad_model("input count", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[2],[2]]",
-              NN_ERR_FORMAT, "input_shapes must list 1 shapes");
+    bad_model("input count", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[2],[2]]", NN_ERR_FORMAT,
+              "input_shapes must list 1 shapes");
     bad_model("absurd input shape", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[1e12]]",
               NN_ERR_FORMAT, "input_shapes[0]: dimension 0 must be an integer in 1..");
     bad_model("absurd volume", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[60000,60000,60000]]",
               NN_ERR_FORMAT, "input_shapes[0]: more than");
-    bad_model("rank 6", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[1,1,1,1,1,2]]",
-              NN_ERR_FORMAT, "a shape needs 1 to 5 dimensions");
+    bad_model("rank 6", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[1,1,1,1,1,2]]", NN_ERR_FORMAT,
+              "a shape needs 1 to 5 dimensions");
     bad_model("variable dim, no test", IN2 "," DENSE("d", "", "in"), IO("d"), W, "[[null]]",
               NN_ERR_UNSUPPORTED, "variable dimension and no test");
 
@@ -186,8 +188,9 @@ static void test_graph(void) {
     char *p = json;
     p += sprintf(p, "{\"architecture\":{\"config\":{\"layers\":[");
     for (int d = 0; d < 20; d++)
-        p += sprintf(p, "%s,{\"class_name\":\"Functional\",\"name\":\"n%d\",\"config\":{"
-                        "\"layers\":[",
+        p += sprintf(p,
+                     "%s,{\"class_name\":\"Functional\",\"name\":\"n%d\",\"config\":{"
+                     "\"layers\":[",
                      in, d);
     p += sprintf(p, "%s", in);
     for (int d = 0; d < 20; d++)
@@ -197,10 +200,11 @@ static void test_graph(void) {
 }
 
 static void test_tests_section(void) {
-    const char *fmt = "{\"architecture\":{\"config\":{\"name\":\"m\",\"layers\":[" IN2
-                      "," DENSE("d", "", "in") "],\"input_layers\":" IO("in")
-                      ",\"output_layers\":" IO("d") "}},\"input_shapes\":[[2]],"
-                      "\"output_shapes\":[[1]],\"trainable_params\":{" W "},\"tests\":%s}";
+    const char *fmt =
+        "{\"architecture\":{\"config\":{\"name\":\"m\",\"layers\":[" IN2
+        "," DENSE("d", "", "in") "],\"input_layers\":" IO("in") ",\"output_layers\":" IO(
+            "d") "}},\"input_shapes\":[[2]],"
+                 "\"output_shapes\":[[1]],\"trainable_params\":{" W "},\"tests\":%s}";
     char json[4096];
     const struct {
         const char *tests, *message;
@@ -208,13 +212,17 @@ static void test_tests_section(void) {
     } cases[] = {
         {"5", "tests must be an array", NN_ERR_FORMAT},
         {"[{\"inputs\":[],\"outputs\":[]}]", "test 0: 0 inputs and 0 outputs", NN_ERR_FORMAT},
-        {"[{\"inputs\":[{\"shape\":[2],\"values\":[1]}],\"outputs\":[{\"shape\":[1],\"values\":[3]}]}]",
+        {"[{\"inputs\":[{\"shape\":[2],\"values\":[1]}],\"outputs\":[{\"shape\":[1],\"values\":[3]}"
+         "]}]",
          "test 0 input 0: 1 values for a shape of 2", NN_ERR_FORMAT},
-        {"[{\"inputs\":[{\"shape\":[3],\"values\":[1,1,1]}],\"outputs\":[{\"shape\":[1],\"values\":[3]}]}]",
+        {"[{\"inputs\":[{\"shape\":[3],\"values\":[1,1,1]}],\"outputs\":[{\"shape\":[1],\"values\":"
+         "[3]}]}]",
          "shape differs from the model's input", NN_ERR_FORMAT},
-        {"[{\"inputs\":[{\"shape\":[2],\"values\":[1,1]}],\"outputs\":[{\"shape\":[1,1],\"values\":[3]}]}]",
+        {"[{\"inputs\":[{\"shape\":[2],\"values\":[1,1]}],\"outputs\":[{\"shape\":[1,1],\"values\":"
+         "[3]}]}]",
          "wrong output size: is (1), should be (1, 1)", NN_ERR_TEST_FAILED},
-        {"[{\"inputs\":[{\"shape\":[2],\"values\":[1,1]}],\"outputs\":[{\"shape\":[1],\"values\":[4]}]}]",
+        {"[{\"inputs\":[{\"shape\":[2],\"values\":[1,1]}],\"outputs\":[{\"shape\":[1],\"values\":["
+         "4]}]}]",
          "test failed: test 0 output=0 element 0 value=3 target=4", NN_ERR_TEST_FAILED},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -239,8 +247,8 @@ static void test_files_and_arguments(void) {
     CHECK(nn_model_load_memory(NULL, 0, NULL, &m, err, sizeof err) == NN_ERR_ARGUMENT);
     CHECK(nn_model_load_memory("{}", 2, NULL, NULL, err, sizeof err) == NN_ERR_ARGUMENT);
     /* predict argument checks */
-    const char *json = g2_model(IN2 "," DENSE("d", "", "in"), IO("in"), IO("d"), "[[2]]", "[[1]]",
-                                W);
+    const char *json =
+        g2_model(IN2 "," DENSE("d", "", "in"), IO("in"), IO("d"), "[[2]]", "[[1]]", W);
     CHECK(nn_model_load_memory(json, strlen(json), NULL, &m, err, sizeof err) == NN_OK);
     float x[2] = {1, 2}, y[1], scratch[64];
     const float *in[1] = {x};

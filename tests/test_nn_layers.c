@@ -10,7 +10,7 @@
 #include "testutil.h"
 
 #define INPUT(name, shape)                                                                         \
-    "{\"class_name\":\"InputLayer\",\"name\":\"" name "\",\"config\":{\"name\":\"" name          \
+    "{\"class_name\":\"InputLayer\",\"name\":\"" name "\",\"config\":{\"name\":\"" name            \
     "\",\"batch_input_shape\":[null," shape "]},\"inbound_nodes\":[]}"
 #define LAYER(cls, name, config, from)                                                             \
     "{\"class_name\":\"" cls "\",\"name\":\"" name "\",\"config\":{\"name\":\"" name "\"" config   \
@@ -59,18 +59,18 @@ static const char *one_layer(const char *in_shape, const char *layer, const char
 static void test_dense(void) {
     const char *p = "\"l\":{\"weights\":[1,2,3,4,5,6],\"bias\":[0.5,-1]}";
     const float x[6] = {1, 0, -1, 2, 1, 0};
-    expect("dense", one_layer("3", LAYER("Dense", "l", ",\"units\":2,\"use_bias\":true", FROM("in")),
-                              "2", p),
-           x, (const double[]){-3.5, -5}, 2);
+    expect(
+        "dense",
+        one_layer("3", LAYER("Dense", "l", ",\"units\":2,\"use_bias\":true", FROM("in")), "2", p),
+        x, (const double[]){-3.5, -5}, 2);
     /* rank 2: Dense maps the last axis of every row */
     expect("dense rank 2",
            one_layer("2,3", LAYER("Dense", "l", ",\"units\":2,\"use_bias\":true", FROM("in")),
                      "2,2", p),
            x, (const double[]){-3.5, -5, 2 + 3 + 0.5, 4 + 4 - 1}, 4);
     expect("dense relu",
-           one_layer("3",
-                     LAYER("Dense", "l", ",\"units\":2,\"activation\":\"relu\"", FROM("in")), "2",
-                     p),
+           one_layer("3", LAYER("Dense", "l", ",\"units\":2,\"activation\":\"relu\"", FROM("in")),
+                     "2", p),
            (const float[]){0, 1, 1}, (const double[]){8.5, 9}, 2);
     expect("time distributed dense",
            one_layer("2,3",
@@ -102,10 +102,11 @@ static void test_activations(void) {
          {1 / (1 + exp(2)), 1 / (1 + exp(0.5)), 0.5, 1 / (1 + exp(-0.5)), 1 / (1 + exp(-7))}},
         {"tanh", {tanh(-2), tanh(-0.5), 0, tanh(0.5), tanh(7)}},
         {"softplus", {log1p(exp(-2)), log1p(exp(-0.5)), log(2), log1p(exp(0.5)), log1p(exp(7))}},
-        {"swish", {-2 / (1 + exp(2)), -0.5 / (1 + exp(0.5)), 0, 0.5 / (1 + exp(-0.5)),
-                   7 / (1 + exp(-7))}},
-        {"gelu", {-2 * 0.5 * (1 + erf(-2 / sqrt(2))), -0.5 * 0.5 * (1 + erf(-0.5 / sqrt(2))), 0,
-                  0.5 * 0.5 * (1 + erf(0.5 / sqrt(2))), 7 * 0.5 * (1 + erf(7 / sqrt(2)))}},
+        {"swish",
+         {-2 / (1 + exp(2)), -0.5 / (1 + exp(0.5)), 0, 0.5 / (1 + exp(-0.5)), 7 / (1 + exp(-7))}},
+        {"gelu",
+         {-2 * 0.5 * (1 + erf(-2 / sqrt(2))), -0.5 * 0.5 * (1 + erf(-0.5 / sqrt(2))), 0,
+          0.5 * 0.5 * (1 + erf(0.5 / sqrt(2))), 7 * 0.5 * (1 + erf(7 / sqrt(2)))}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char layer[256];
@@ -128,16 +129,16 @@ static void test_relu_family(void) {
     const float x[4] = {-1, 0.25f, 0.75f, 2};
     expect("ReLU params",
            one_layer("4",
-                     LAYER("ReLU", "l",
-                           ",\"max_value\":1,\"negative_slope\":0.1,\"threshold\":0.5",
+                     LAYER("ReLU", "l", ",\"max_value\":1,\"negative_slope\":0.1,\"threshold\":0.5",
                            FROM("in")),
                      "4", ""),
            x, (const double[]){-0.15, -0.025, 0.75, 1}, 4);
     expect("ReLU plain",
            one_layer("4", LAYER("ReLU", "l", ",\"max_value\":null", FROM("in")), "4", ""), x,
            (const double[]){0, 0.25, 0.75, 2}, 4);
-    expect("LeakyReLU", one_layer("4", LAYER("LeakyReLU", "l", ",\"alpha\":0.3", FROM("in")), "4", ""),
-           x, (const double[]){-0.3, 0.25, 0.75, 2}, 4);
+    expect("LeakyReLU",
+           one_layer("4", LAYER("LeakyReLU", "l", ",\"alpha\":0.3", FROM("in")), "4", ""), x,
+           (const double[]){-0.3, 0.25, 0.75, 2}, 4);
     expect("ELU", one_layer("4", LAYER("ELU", "l", ",\"alpha\":2", FROM("in")), "4", ""), x,
            (const double[]){2 * (exp(-1) - 1), 0.25, 0.75, 2}, 4);
     expect("PReLU shared axis",
@@ -148,11 +149,12 @@ static void test_relu_family(void) {
 
 static const char *two_inputs(const char *a, const char *b, const char *layer, const char *out) {
     static char layers[4096], shapes[64], outs[64];
-    snprintf(layers, sizeof layers,
-             "{\"class_name\":\"InputLayer\",\"name\":\"a\",\"config\":{\"batch_input_shape\":[null,"
-             "%s]},\"inbound_nodes\":[]},{\"class_name\":\"InputLayer\",\"name\":\"b\",\"config\":{"
-             "\"batch_input_shape\":[null,%s]},\"inbound_nodes\":[]},%s",
-             a, b, layer);
+    snprintf(
+        layers, sizeof layers,
+        "{\"class_name\":\"InputLayer\",\"name\":\"a\",\"config\":{\"batch_input_shape\":[null,"
+        "%s]},\"inbound_nodes\":[]},{\"class_name\":\"InputLayer\",\"name\":\"b\",\"config\":{"
+        "\"batch_input_shape\":[null,%s]},\"inbound_nodes\":[]},%s",
+        a, b, layer);
     snprintf(shapes, sizeof shapes, "[[%s],[%s]]", a, b);
     snprintf(outs, sizeof outs, "[[%s]]", out);
     return g2_model(layers, "[[\"a\",0,0],[\"b\",0,0]]", IO("l"), shapes, outs, "");
@@ -195,12 +197,12 @@ static void test_merges(void) {
     expect2("minimum", two_inputs("2,2", "2,2", MERGE("Minimum"), "2,2"), a, c,
             (const double[]){1, 1, 3, 0}, 4);
     expect2("concatenate last axis",
-            two_inputs("2,2", "2,1", LAYER("Concatenate", "l", ",\"axis\":-1", FROM("a") "," FROM("b")),
-                       "2,3"),
+            two_inputs("2,2", "2,1",
+                       LAYER("Concatenate", "l", ",\"axis\":-1", FROM("a") "," FROM("b")), "2,3"),
             a, b, (const double[]){1, 2, 10, 3, 4, 20}, 6);
     expect2("concatenate axis 1",
-            two_inputs("2,2", "1,2", LAYER("Concatenate", "l", ",\"axis\":1", FROM("a") "," FROM("b")),
-                       "3,2"),
+            two_inputs("2,2", "1,2",
+                       LAYER("Concatenate", "l", ",\"axis\":1", FROM("a") "," FROM("b")), "3,2"),
             a, b, (const double[]){1, 2, 3, 4, 10, 20}, 6);
 }
 
@@ -237,8 +239,9 @@ static void test_norms_and_shapes(void) {
     expect("repeat vector",
            one_layer("2", LAYER("RepeatVector", "l", ",\"n\":3", FROM("in")), "3,2", ""), x6,
            (const double[]){1, 2, 1, 2, 1, 2}, 6);
-    expect("dropout is identity", one_layer("2", LAYER("Dropout", "l", ",\"rate\":0.5", FROM("in")), "2", ""),
-           x6, (const double[]){1, 2}, 2);
+    expect("dropout is identity",
+           one_layer("2", LAYER("Dropout", "l", ",\"rate\":0.5", FROM("in")), "2", ""), x6,
+           (const double[]){1, 2}, 2);
 }
 
 static void test_embedding(void) {
@@ -256,7 +259,9 @@ static void test_embedding(void) {
     nn_model_free(m);
 }
 
-static double sig(double v) { return 1 / (1 + exp(-v)); }
+static double sig(double v) {
+    return 1 / (1 + exp(-v));
+}
 
 static void test_recurrent(void) {
     /* LSTM, 1 unit, 1 feature, 2 steps, return_sequences, tanh / sigmoid. */
@@ -309,9 +314,11 @@ static void test_nested_and_keras3(void) {
     /* outer: in -> inner model (Dense 2, weights under "inner_d") -> Dense 1 */
     const char *inner =
         "{\"class_name\":\"Functional\",\"name\":\"inner\",\"config\":{\"name\":\"inner\","
-        "\"layers\":[" INPUT("x", "2") "," LAYER("Dense", "d", ",\"units\":2", FROM("x"))
-        "],\"input_layers\":" IO("x") ",\"output_layers\":" IO("d")
-        "},\"inbound_nodes\":[[" FROM("in") "]]}";
+        "\"layers\":[" INPUT("x", "2") "," LAYER(
+            "Dense", "d", ",\"units\":2",
+            FROM("x")) "],\"input_layers\":" IO("x") ",\"output_layers\":" IO("d") "},\"inbound_"
+                                                                                   "nodes\":["
+                                                                                   "[" FROM("in") "]]}";
     char layers[4096];
     snprintf(layers, sizeof layers, "%s,%s,%s", INPUT("in", "2"), inner,
              LAYER("Dense", "l", ",\"units\":1", "[\"inner\",1,0,{}]"));
@@ -326,7 +333,8 @@ static void test_nested_and_keras3(void) {
         "{\"architecture\":{\"class_name\":\"Functional\",\"config\":{\"name\":\"f\",\"layers\":["
         "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"batch_shape\":[null,2]},"
         "\"inbound_nodes\":[]},"
-        "{\"class_name\":\"Activation\",\"name\":\"a\",\"config\":{\"activation\":\"hard_sigmoid\"},"
+        "{\"class_name\":\"Activation\",\"name\":\"a\",\"config\":{\"activation\":\"hard_sigmoid\"}"
+        ","
         "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":{\"shape\":"
         "[null,2],\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{}}]},"
         "{\"class_name\":\"Add\",\"name\":\"s\",\"config\":{},\"inbound_nodes\":[{\"args\":[["
@@ -343,13 +351,17 @@ static void test_nested_and_keras3(void) {
 static void test_embedded_tests_and_queries(void) {
     /* A model whose embedded test passes, then one whose test fails. */
     const char *fmt =
-        "{\"architecture\":{\"keras_version\":\"2.4.0\",\"config\":{\"name\":\"m\",\"layers\":["
-        INPUT("in", "2") "," LAYER("Dense", "l", ",\"units\":1", FROM("in")) "],"
-        "\"input_layers\":" IO("in") ",\"output_layers\":" IO("l") "}},"
-        "\"input_shapes\":[[2]],\"output_shapes\":[[1]],"
-        "\"trainable_params\":{\"l\":{\"weights\":[\"AACAPwAAAEA=\"],\"bias\":[0.5]}},"
-        "\"tests\":[{\"inputs\":[{\"shape\":[2],\"values\":[1,1]}],"
-        "\"outputs\":[{\"shape\":[1],\"values\":[%s]}]}]}";
+        "{\"architecture\":{\"keras_version\":\"2.4.0\",\"config\":{\"name\":\"m\",\"layers\":"
+        "[" INPUT("in", "2") "," LAYER(
+            "Dense", "l", ",\"units\":1",
+            FROM("in")) "],"
+                        "\"input_layers\":" IO("in") ",\"output_layers\":" IO(
+                            "l") "}},"
+                                 "\"input_shapes\":[[2]],\"output_shapes\":[[1]],"
+                                 "\"trainable_params\":{\"l\":{\"weights\":[\"AACAPwAAAEA=\"],"
+                                 "\"bias\":[0.5]}},"
+                                 "\"tests\":[{\"inputs\":[{\"shape\":[2],\"values\":[1,1]}],"
+                                 "\"outputs\":[{\"shape\":[1],\"values\":[%s]}]}]}";
     char json[4096];
     snprintf(json, sizeof json, fmt, "3.5"); /* base64 weights = 1.0, 2.0 */
     enum nn_status st;

@@ -35,9 +35,9 @@ static void *worker(void *arg) {
         if (!predict(out, scratch))
             mismatches++;
         for (size_t i = 0; i < n_out; i++)
-            mismatches += memcmp(out[i], expected[i],
-                                 nn_shape_volume(nn_model_output_shape(model, i)) *
-                                     sizeof(float)) != 0;
+            mismatches +=
+                memcmp(out[i], expected[i],
+                       nn_shape_volume(nn_model_output_shape(model, i)) * sizeof(float)) != 0;
     }
     for (size_t i = 0; i < n_out; i++)
         free(out[i]);
@@ -51,8 +51,8 @@ int main(void) {
     char path[2048], err[NN_ERROR_MAX];
     const char *shared = test_shared_dir();
     if (shared)
-        snprintf(path, sizeof path, "%s/miopen-ai-models/gfx942_ConvHipIgemmGroupFwdXdlops_decoder.ktn.model",
-                 shared);
+        snprintf(path, sizeof path,
+                 "%s/miopen-ai-models/gfx942_ConvHipIgemmGroupFwdXdlops_decoder.ktn.model", shared);
     else
         snprintf(path, sizeof path, "%s/tests/fuzz/seeds/lstm.json", CONVSEL_SOURCE_DIR);
     printf("model: %s\n", path);

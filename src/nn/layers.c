@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "nn/kernels.h"
 #include "nn/layers.h"
 
 void nn_strides(const struct nn_shape *s, size_t strides[NN_MAX_RANK]) {
@@ -104,12 +105,7 @@ static void dense_run(const struct nn_layer *l, const float *x, const struct nn_
     for (size_t row = 0; row < rows; row++, x += f, y += n) {
         for (size_t j = 0; j < n; j++)
             y[j] = l->b ? l->b[j] : 0.0f;
-        for (size_t i = 0; i < f; i++) {
-            const float xi = x[i];
-            const float *w = l->w + i * n;
-            for (size_t j = 0; j < n; j++)
-                y[j] += xi * w[j];
-        }
+        nn_vec_mat_acc(x, f, l->w, n, y);
     }
 }
 

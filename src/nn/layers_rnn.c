@@ -4,6 +4,7 @@
  * i|f|c|o (LSTM) and z|r|h (GRU); x is multiplied from the left (x . W). */
 #include <string.h>
 
+#include "nn/kernels.h"
 #include "nn/layers.h"
 
 enum nn_status nn_rnn_infer(const struct nn_layer *l, const struct nn_shape *in, int n_in,
@@ -37,16 +38,6 @@ enum nn_status nn_rnn_infer(const struct nn_layer *l, const struct nn_shape *in,
     return NN_OK;
 }
 
-/* acc[j] += sum_i v[i] * w[i*cols + j] */
-static void vec_mat(const float *v, size_t rows, const float *w, size_t cols, float *acc) {
-    for (size_t i = 0; i < rows; i++) {
-        const float vi = v[i];
-        const float *wr = w + i * cols;
-        for (size_t j = 0; j < cols; j++)
-            acc[j] += vi * wr[j];
-    }
-}
-
 void nn_lstm_run(const struct nn_layer *l, const float *const *in, const struct nn_shape *in_shape,
                  int n_in, float *const *out, float *tmp) {
     const size_t n = l->units, T = in_shape[0].dims[0], F = in_shape[0].dims[1];
@@ -61,8 +52,8 @@ void nn_lstm_run(const struct nn_layer *l, const float *const *in, const struct 
     for (size_t t = 0; t < T; t++) {
         for (size_t j = 0; j < 4 * n; j++)
             z[j] = l->b ? l->b[j] : 0.0f;
-        vec_mat(in[0] + t * F, F, l->w, 4 * n, z);
-        vec_mat(h, n, l->u, 4 * n, z);
+        nn_vec_mat_acc(in[0] + t * F, F, l->w, 4 * n, z);
+        nn_vec_mat_acc(h, n, l->u, 4 * n, z);
         for (size_t j = 0; j < n; j++) {
             const float i = nn_act_scalar(&l->rec_act, z[j]);
             const float f = nn_act_scalar(&l->rec_act, z[n + j]);
@@ -96,9 +87,9 @@ void nn_gru_run(const struct nn_layer *l, const float *const *in, const struct n
             xw[j] = bx ? bx[j] : 0.0f;
             uh[j] = bh ? bh[j] : 0.0f;
         }
-        vec_mat(in[0] + t * F, F, l->w, 3 * n, xw);
+        nn_vec_mat_acc(in[0] + t * F, F, l->w, 3 * n, xw);
         if (l->reset_after) {
-            vec_mat(h, n, l->u, 3 * n, uh);
+            nn_vec_mat_acc(h, n, l->u, 3 * n, uh);
             for (size_t j = 0; j < n; j++) {
                 const float z = nn_act_scalar(&l->rec_act, xw[j] + uh[j]);
                 const float r = nn_act_scalar(&l->rec_act, xw[n + j] + uh[n + j]);
@@ -107,7 +98,7 @@ void nn_gru_run(const struct nn_layer *l, const float *const *in, const struct n
             }
         } else {
             /* z and r use h . U; the candidate uses (r * h) . U_h. */
-            vec_mat(h, n, l->u, 3 * n, uh);
+            nn_vec_mat_acc(h, n, l->u, 3 * n, uh);
             for (size_t j = 0; j < n; j++) {
                 const float r = nn_act_scalar(&l->rec_act, xw[n + j] + uh[n + j]);
                 rh[j] = r * h[j];
