@@ -318,7 +318,8 @@ static void test_nested_and_keras3(void) {
             "Dense", "d", ",\"units\":2",
             FROM("x")) "],\"input_layers\":" IO("x") ",\"output_layers\":" IO("d") "},\"inbound_"
                                                                                    "nodes\":["
-                                                                                   "[" FROM("in") "]]}";
+                                                                                   "[" FROM(
+                                                                                       "in") "]]}";
     char layers[4096];
     snprintf(layers, sizeof layers, "%s,%s,%s", INPUT("in", "2"), inner,
              LAYER("Dense", "l", ",\"units\":1", "[\"inner\",1,0,{}]"));
