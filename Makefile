@@ -2,11 +2,12 @@
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
+BUILD_TSAN ?= build-tsan
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCONVSEL_WERROR=ON
 
-.PHONY: all deps build build-asan build-fuzz run test test-release test-asan fuzz format format-check clean
+.PHONY: all deps build build-asan build-tsan build-fuzz run test test-release test-asan test-tsan fuzz format format-check clean
 
 all: build
 
@@ -20,6 +21,10 @@ build: deps
 build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCONVSEL_SANITIZE=address,undefined $(CMAKE_FLAGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+build-tsan: deps
+	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVSEL_SANITIZE=thread $(CMAKE_FLAGS)
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
 
 build-fuzz: deps
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -41,7 +46,12 @@ test-asan: build-asan
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-test: test-release test-asan fuzz
+# The concurrency tests under ThreadSanitizer (labelled `concurrency` in tests/CMakeLists.txt).
+test-tsan: build-tsan
+	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -L concurrency
+
+test: test-release test-asan test-tsan fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
@@ -50,4 +60,4 @@ format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)

@@ -349,9 +349,8 @@ static void test_stress(void) {
     const struct cache_stats st = cache_get_stats(stress_cache);
     printf("stress: %d threads x 400 lookups over %d keys: loads=%llu waits=%llu hits=%llu "
            "misses=%llu mismatches=%ld\n",
-           STRESS_THREADS, STRESS_KEYS, (unsigned long long)st.loads,
-           (unsigned long long)st.waits, (unsigned long long)st.hits,
-           (unsigned long long)st.misses, atomic_load(&mismatches));
+           STRESS_THREADS, STRESS_KEYS, (unsigned long long)st.loads, (unsigned long long)st.waits,
+           (unsigned long long)st.hits, (unsigned long long)st.misses, atomic_load(&mismatches));
     CHECK(loads_ok == STRESS_KEYS); /* every key loaded exactly once */
     CHECK(st.loads == STRESS_KEYS);
     CHECK(atomic_load(&mismatches) == 0);
@@ -379,7 +378,8 @@ static void test_edges(void) {
     CHECK(cache_get(c, &(struct cache_key){longname, "k", ""}, loader, &ctx)->status ==
           CACHE_BAD_KEY);
     CHECK(cache_get(c, &(struct cache_key){"a", "k", ""}, NULL, &ctx)->status == CACHE_BAD_KEY);
-    const struct cache_entry *e = cache_get(c, &(struct cache_key){"a", "null", ""}, null_loader, NULL);
+    const struct cache_entry *e =
+        cache_get(c, &(struct cache_key){"a", "null", ""}, null_loader, NULL);
     CHECK(e->status == CACHE_LOAD_FAILED && strstr(e->error, "loader returned no object"));
     /* fill the cache: 256 keys fit, the 257th does not */
     int ok = 0;

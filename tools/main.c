@@ -11,6 +11,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"conv", cmd_conv, "run one convolution, time it, optionally verify it"},
+    {"race", cmd_race, "the model-cache race harness (safe vs unguarded cache)"},
     {"models", cmd_models, "models check PATH...: load model files and run their embedded tests"},
 };
 

@@ -69,7 +69,8 @@ struct model_cache {
 };
 
 static const struct cache_entry entry_recursive = {
-    .key = "", .status = CACHE_RECURSIVE,
+    .key = "",
+    .status = CACHE_RECURSIVE,
     .error = "re-entrant load: the loader asked the cache for its own key"};
 static const struct cache_entry entry_full = {
     .key = "", .status = CACHE_FULL, .error = "model cache full (256 keys)"};
@@ -146,7 +147,9 @@ void cache_destroy(struct model_cache *c) {
 
 static struct model_cache *global_cache;
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static void global_init(void) { global_cache = cache_create(); }
+static void global_init(void) {
+    global_cache = cache_create();
+}
 
 struct model_cache *cache_global(void) {
     pthread_once(&global_once, global_init);
@@ -192,8 +195,7 @@ static void count_hit(struct model_cache *c) {
 /* ---------------------------- lookup ---------------------------- */
 
 /* The lock-free path: the published entry for key, or NULL. */
-static const struct cache_entry *find_published(struct model_cache *c, const char *key,
-                                                size_t h) {
+static const struct cache_entry *find_published(struct model_cache *c, const char *key, size_t h) {
     for (size_t i = 0; i < CACHE_CAPACITY; i++) {
         const struct cache_entry *e =
             atomic_load_explicit(&c->slots[(h + i) % CACHE_CAPACITY].entry, memory_order_acquire);

@@ -136,9 +136,14 @@ struct nn_op {
     size_t tmp_offset; /* layer-private scratch, in floats */
 };
 
+struct nn_owned {
+    void *p;
+    size_t bytes;
+};
+
 struct nn_model {
     struct nn_graph *graph;
-    void **owned; /* every allocation the model owns, freed together */
+    struct nn_owned *owned; /* every allocation the model owns, freed together */
     size_t n_owned, cap_owned;
     struct nn_value *values;
     int n_values, cap_values;

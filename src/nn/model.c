@@ -23,7 +23,7 @@ enum nn_status nn_fail(char *err, size_t cap, enum nn_status status, const char 
 void *nn_alloc(struct nn_model *m, size_t bytes) {
     if (m->n_owned == m->cap_owned) {
         const size_t ncap = m->cap_owned ? 2 * m->cap_owned : 64;
-        void **no = realloc(m->owned, ncap * sizeof *no);
+        struct nn_owned *no = realloc(m->owned, ncap * sizeof *no);
         if (no == NULL)
             return NULL;
         m->owned = no;
@@ -31,7 +31,7 @@ void *nn_alloc(struct nn_model *m, size_t bytes) {
     }
     void *p = calloc(1, bytes ? bytes : 1);
     if (p != NULL)
-        m->owned[m->n_owned++] = p;
+        m->owned[m->n_owned++] = (struct nn_owned){p, bytes};
     return p;
 }
 
@@ -70,14 +70,26 @@ void nn_shape_format(const struct nn_shape *s, char *buf, size_t cap) {
         snprintf(buf + used, cap - used, ")");
 }
 
+/* Freed models are poisoned: every weight becomes NaN (0xFF bytes) and
+ * every pointer in the model invalid, so a use after free shows up as a
+ * crash or NaN outputs even without AddressSanitizer. */
+#define POISON 0xFF
+
 void nn_model_free(struct nn_model *m) {
     if (m == NULL)
         return;
-    for (size_t i = 0; i < m->n_owned; i++)
-        free(m->owned[i]);
+    for (size_t i = 0; i < m->n_owned; i++) {
+        memset(m->owned[i].p, POISON, m->owned[i].bytes);
+        free(m->owned[i].p);
+    }
     free(m->owned);
+    if (m->values)
+        memset(m->values, POISON, (size_t)m->cap_values * sizeof *m->values);
+    if (m->ops)
+        memset(m->ops, POISON, (size_t)m->cap_ops * sizeof *m->ops);
     free(m->values);
     free(m->ops);
+    memset(m, POISON, sizeof *m);
     free(m);
 }
 
