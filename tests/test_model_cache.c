@@ -100,7 +100,7 @@ struct worker_arg {
 
 static void *stampede_worker(void *arg) {
     struct worker_arg *w = arg;
-    const struct cache_key key = {"gfx942", "tunanet", ""};
+    const struct cache_key key = {"gfx942", "tunanet", "", 0};
     pthread_barrier_wait(&w->s->start);
     w->s->got[w->index] = cache_get(w->s->cache, &key, loader, &w->s->ctx);
     atomic_fetch_add(&w->s->returned, 1);
@@ -152,7 +152,7 @@ static void test_stampede(int threads, bool fail) {
            (unsigned long long)st.misses);
 
     /* Later calls do not run the loader again, failed or not. */
-    const struct cache_key key = {"gfx942", "tunanet", ""};
+    const struct cache_key key = {"gfx942", "tunanet", "", 0};
     s.ctx.gate = NULL;
     CHECK(cache_get(s.cache, &key, loader, &s.ctx) == s.got[0]);
     CHECK(atomic_load(&s.ctx.invocations) == 1);
@@ -178,7 +178,7 @@ struct parallel_arg {
 
 static void *parallel_worker(void *arg) {
     struct parallel_arg *p = arg;
-    const struct cache_key key = {"gfx90a", "ktn_encoder", p->solver};
+    const struct cache_key key = {"gfx90a", "ktn_encoder", p->solver, 0};
     p->got = cache_get(p->cache, &key, loader, p->ctx);
     return NULL;
 }
@@ -196,7 +196,7 @@ static void test_distinct_keys_in_parallel(void) {
     CHECK(b.got->status == CACHE_OK && ((const struct value *)b.got->value)->id == 2);
     CHECK(a.got == NULL);
     /* a lookup of a loaded key is not blocked by A's load either */
-    const struct cache_key kb = {"gfx90a", "ktn_encoder", "ConvHip"};
+    const struct cache_key kb = {"gfx90a", "ktn_encoder", "ConvHip", 0};
     CHECK(cache_get(c, &kb, loader, &free_ctx) == b.got);
     open_gate(&gate);
     pthread_join(ta, NULL);
@@ -211,7 +211,7 @@ static bool reentrant_loader(void *arg, const struct cache_key *key, void **out,
     struct loader_ctx *ctx = arg;
     atomic_fetch_add(&ctx->invocations, 1);
     /* A different key from inside a load is fine... */
-    const struct cache_key meta = {key->target, "metadata", ""};
+    const struct cache_key meta = {key->target, "metadata", "", 0};
     struct loader_ctx inner = {.id = 99};
     const struct cache_entry *m = cache_get(ctx->cache, &meta, loader, &inner);
     /* ...the same key is the re-entrant case. */
@@ -225,14 +225,14 @@ static bool reentrant_loader(void *arg, const struct cache_key *key, void **out,
 static void test_reentrancy(void) {
     struct model_cache *c = cache_create();
     struct loader_ctx ctx = {.cache = c};
-    const struct cache_key key = {"gfx908", "tunanet", ""};
+    const struct cache_key key = {"gfx908", "tunanet", "", 0};
     alarm(30); /* a deadlock fails the test instead of hanging CI */
     const struct cache_entry *e = cache_get(c, &key, reentrant_loader, &ctx);
     alarm(0);
     CHECK(e->status == CACHE_LOAD_FAILED);
     CHECK(strstr(e->error, "re-entrant load") != NULL);
     CHECK(atomic_load(&ctx.invocations) == 1);
-    const struct cache_key meta = {"gfx908", "metadata", ""};
+    const struct cache_key meta = {"gfx908", "metadata", "", 0};
     CHECK(cache_get(c, &meta, loader, &ctx)->status == CACHE_OK); /* loaded by the inner call */
     cache_destroy(c);
 }
@@ -249,7 +249,7 @@ static struct loader_ctx reload_ctx = {.id = 5};
 
 static void *reader(void *arg) {
     struct reader_arg *r = arg;
-    const struct cache_key key = {"avx512", "tunanet", ""};
+    const struct cache_key key = {"avx512", "tunanet", "", 0};
     while (!atomic_load(r->stop)) {
         const struct cache_entry *e = cache_get(r->cache, &key, loader, &reload_ctx);
         const struct value *v = e->value;
@@ -270,7 +270,7 @@ static void test_invalidate_while_reading(void) {
         args[i] = (struct reader_arg){c, &stop, 0, 0};
         pthread_create(&t[i], NULL, reader, &args[i]);
     }
-    const struct cache_key key = {"avx512", "tunanet", ""};
+    const struct cache_key key = {"avx512", "tunanet", "", 0};
     int invalidated = 0;
     for (int i = 0; i < 200; i++) {
         invalidated += cache_invalidate(c, &key);
@@ -288,7 +288,7 @@ static void test_invalidate_while_reading(void) {
     CHECK(bad == 0 && reads > 0 && invalidated > 0);
     const struct cache_stats st = cache_get_stats(c);
     CHECK(st.loads == (uint64_t)invalidated + 1 || st.loads == (uint64_t)invalidated);
-    CHECK(!cache_invalidate(c, &(struct cache_key){"no", "such", "key"}));
+    CHECK(!cache_invalidate(c, &(struct cache_key){"no", "such", "key", 0}));
     cache_destroy(c);
 }
 
@@ -317,7 +317,7 @@ static void *stress_worker(void *arg) {
         const int k = (int)(rand_r(&seed) % STRESS_KEYS);
         char solver[16];
         snprintf(solver, sizeof solver, "s%d", k);
-        const struct cache_key key = {"stress", "model", solver};
+        const struct cache_key key = {"stress", "model", solver, 0};
         const struct cache_entry *e = cache_get(stress_cache, &key, stress_loader, &stress_ctx[k]);
         const struct cache_entry *expected = NULL;
         if (!atomic_compare_exchange_strong(&first_seen[k], &expected, e) && expected != e)
@@ -371,32 +371,40 @@ static void test_edges(void) {
     struct model_cache *c = cache_create();
     struct loader_ctx ctx = {.id = 1};
     CHECK(cache_get(c, NULL, loader, &ctx)->status == CACHE_BAD_KEY);
-    CHECK(cache_get(c, &(struct cache_key){"a", NULL, ""}, loader, &ctx)->status == CACHE_BAD_KEY);
+    CHECK(cache_get(c, &(struct cache_key){"a", NULL, "", 0}, loader, &ctx)->status == CACHE_BAD_KEY);
     char longname[300];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
-    CHECK(cache_get(c, &(struct cache_key){longname, "k", ""}, loader, &ctx)->status ==
+    CHECK(cache_get(c, &(struct cache_key){longname, "k", "", 0}, loader, &ctx)->status ==
           CACHE_BAD_KEY);
-    CHECK(cache_get(c, &(struct cache_key){"a", "k", ""}, NULL, &ctx)->status == CACHE_BAD_KEY);
+    CHECK(cache_get(c, &(struct cache_key){"a", "k", "", 0}, NULL, &ctx)->status == CACHE_BAD_KEY);
     const struct cache_entry *e =
-        cache_get(c, &(struct cache_key){"a", "null", ""}, null_loader, NULL);
+        cache_get(c, &(struct cache_key){"a", "null", "", 0}, null_loader, NULL);
     CHECK(e->status == CACHE_LOAD_FAILED && strstr(e->error, "loader returned no object"));
     /* fill the cache: 256 keys fit, the 257th does not */
     int ok = 0;
     for (int i = 0; i < CACHE_CAPACITY + 1; i++) {
         char solver[16];
         snprintf(solver, sizeof solver, "%d", i);
-        ok += cache_get(c, &(struct cache_key){"fill", "k", solver}, loader, &ctx)->status ==
+        ok += cache_get(c, &(struct cache_key){"fill", "k", solver, 0}, loader, &ctx)->status ==
               CACHE_OK;
     }
     CHECK(ok == CACHE_CAPACITY - 1); /* "a/null/" already holds one slot */
-    CHECK(cache_get(c, &(struct cache_key){"fill", "k", "x"}, loader, &ctx)->status == CACHE_FULL);
+    CHECK(cache_get(c, &(struct cache_key){"fill", "k", "x", 0}, loader, &ctx)->status == CACHE_FULL);
     /* a warm lookup from a new thread is counted as a hit */
     const struct cache_stats before = cache_get_stats(c);
     for (int i = 0; i < 10; i++)
-        cache_get(c, &(struct cache_key){"fill", "k", "3"}, loader, &ctx);
+        cache_get(c, &(struct cache_key){"fill", "k", "3", 0}, loader, &ctx);
     const struct cache_stats after = cache_get_stats(c);
     CHECK(after.hits == before.hits + 10 && after.misses == before.misses);
+    /* a pre-hashed key finds the same entry as one hashed per lookup */
+    struct cache_key pre;
+    cache_key_init(&pre, "fill", "k", "3");
+    CHECK(pre.hash != 0);
+    CHECK(cache_get(c, &pre, loader, &ctx) ==
+          cache_get(c, &(struct cache_key){"fill", "k", "3", 0}, loader, &ctx));
+    char text[CACHE_KEY_MAX];
+    CHECK(cache_key_format(&pre, text) && strcmp(text, "fill/k/3") == 0);
     cache_destroy(c);
     cache_destroy(NULL);
     CHECK(cache_global() != NULL && cache_global() == cache_global());

@@ -56,7 +56,7 @@ struct child_state {
 };
 
 static const struct nn_model *lookup(struct child_state *cs) {
-    const struct cache_key key = {"race", "model", ""};
+    const struct cache_key key = {"race", "model", "", 0};
     if (cs->unguarded)
         return unguarded_get(&cs->ucache, &key, heur_load_model_file, (void *)cs->o->model);
     return heur_entry_model(cache_get(cs->cache, &key, heur_load_model_file, (void *)cs->o->model));

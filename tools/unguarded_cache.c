@@ -2,7 +2,6 @@
  * race when two threads miss at once; that is the point. */
 #include "unguarded_cache.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,7 +15,8 @@ static int find(const struct unguarded_cache *c, const char *key) {
 const void *unguarded_get(struct unguarded_cache *c, const struct cache_key *key,
                           cache_loader_fn loader, void *ctx) {
     char text[CACHE_KEY_MAX];
-    snprintf(text, sizeof text, "%s/%s/%s", key->target, key->kind, key->solver);
+    if (!cache_key_format(key, text))
+        return NULL;
     int i = find(c, text);
     if (i >= 0)
         return c->items[i].value; /* "return models.at(key)" */

@@ -88,18 +88,59 @@ static _Atomic uint64_t next_generation = 1;
 
 /* ---------------------------- keys ---------------------------- */
 
-static bool format_key(const struct cache_key *k, char out[CACHE_KEY_MAX]) {
+bool cache_key_format(const struct cache_key *k, char out[CACHE_KEY_MAX]) {
     if (k == NULL || k->target == NULL || k->kind == NULL || k->solver == NULL)
         return false;
-    const int n = snprintf(out, CACHE_KEY_MAX, "%s/%s/%s", k->target, k->kind, k->solver);
-    return n > 0 && n < CACHE_KEY_MAX;
+    const char *parts[3] = {k->target, k->kind, k->solver};
+    size_t used = 0;
+    for (int p = 0; p < 3; p++) {
+        const size_t len = strlen(parts[p]);
+        if (used + len + 1 >= CACHE_KEY_MAX)
+            return false;
+        memcpy(out + used, parts[p], len);
+        used += len;
+        out[used++] = p < 2 ? '/' : '\0';
+    }
+    return true;
 }
 
-static size_t key_hash(const char *s) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+/* FNV-1a over "target/kind/solver" without building the string; never 0. */
+static uint64_t hash_parts(const char *target, const char *kind, const char *solver) {
+    const char *parts[3] = {target, kind, solver};
+    uint64_t h = 1469598103934665603ull;
+    for (int p = 0; p < 3; p++) {
+        for (const char *s = parts[p]; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        if (p < 2)
+            h = (h ^ '/') * 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+void cache_key_init(struct cache_key *k, const char *target, const char *kind,
+                    const char *solver) {
+    k->target = target;
+    k->kind = kind;
+    k->solver = solver;
+    k->hash = target && kind && solver ? hash_parts(target, kind, solver) : 0;
+}
+
+static size_t key_hash(const struct cache_key *k) {
+    const uint64_t h = k->hash ? k->hash : hash_parts(k->target, k->kind, k->solver);
     return (size_t)(h % CACHE_CAPACITY);
+}
+
+/* Whether a formatted key equals "target/kind/solver", without building it. */
+static bool key_matches(const char *text, const struct cache_key *k) {
+    const char *parts[3] = {k->target, k->kind, k->solver};
+    for (int p = 0; p < 3; p++) {
+        for (const char *s = parts[p]; *s; s++, text++)
+            if (*text != *s)
+                return false;
+        if (*text++ != (p < 2 ? '/' : '\0'))
+            return false;
+    }
+    return true;
 }
 
 /* ---------------------------- lifetime ---------------------------- */
@@ -160,11 +201,15 @@ struct model_cache *cache_global(void) {
 
 #define THREAD_COUNTERS 4
 
-static _Thread_local struct {
+/* initial-exec: a plain %fs-relative access even in the shared library
+ * (the general-dynamic default calls __tls_get_addr on every hit). */
+#define TLS_FAST __attribute__((tls_model("initial-exec")))
+
+static _Thread_local TLS_FAST struct {
     uint64_t generation;
     struct hit_counter *counter;
 } thread_counters[THREAD_COUNTERS];
-static _Thread_local unsigned thread_counter_next;
+static _Thread_local TLS_FAST unsigned thread_counter_next;
 
 static void count_hit(struct model_cache *c) {
     for (int i = 0; i < THREAD_COUNTERS; i++)
@@ -195,13 +240,14 @@ static void count_hit(struct model_cache *c) {
 /* ---------------------------- lookup ---------------------------- */
 
 /* The lock-free path: the published entry for key, or NULL. */
-static const struct cache_entry *find_published(struct model_cache *c, const char *key, size_t h) {
+static const struct cache_entry *find_published(struct model_cache *c,
+                                                const struct cache_key *key, size_t h) {
     for (size_t i = 0; i < CACHE_CAPACITY; i++) {
         const struct cache_entry *e =
             atomic_load_explicit(&c->slots[(h + i) % CACHE_CAPACITY].entry, memory_order_acquire);
         if (e == NULL)
             return NULL; /* empty, loading or invalidated: ask under the lock */
-        if (strcmp(e->key, key) == 0)
+        if (key_matches(e->key, key))
             return e;
     }
     return NULL;
@@ -272,15 +318,18 @@ static void loader_cancelled(void *arg) {
 
 const struct cache_entry *cache_get(struct model_cache *c, const struct cache_key *key,
                                     cache_loader_fn loader, void *ctx) {
-    char text[CACHE_KEY_MAX];
-    if (c == NULL || loader == NULL || !format_key(key, text))
+    if (c == NULL || loader == NULL || key == NULL || key->target == NULL || key->kind == NULL ||
+        key->solver == NULL)
         return &entry_bad_key;
-    const size_t h = key_hash(text);
-    const struct cache_entry *e = find_published(c, text, h);
+    const size_t h = key_hash(key);
+    const struct cache_entry *e = find_published(c, key, h);
     if (e != NULL) {
         count_hit(c);
         return e;
     }
+    char text[CACHE_KEY_MAX];
+    if (!cache_key_format(key, text))
+        return &entry_bad_key;
 
     pthread_mutex_lock(&c->mu);
     c->stats.misses++;
@@ -326,11 +375,11 @@ const struct cache_entry *cache_get(struct model_cache *c, const struct cache_ke
 
 bool cache_invalidate(struct model_cache *c, const struct cache_key *key) {
     char text[CACHE_KEY_MAX];
-    if (c == NULL || !format_key(key, text))
+    if (c == NULL || !cache_key_format(key, text))
         return false;
     bool done = false;
     pthread_mutex_lock(&c->mu);
-    struct slot *s = find_slot(c, text, key_hash(text), false);
+    struct slot *s = find_slot(c, text, key_hash(key), false);
     if (s != NULL && s->state == SLOT_READY) {
         if (c->n_retired == c->cap_retired) {
             const size_t ncap = c->cap_retired ? 2 * c->cap_retired : 16;

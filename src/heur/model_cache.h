@@ -40,7 +40,14 @@ struct cache_key {
     const char *target; /* e.g. "gfx942", "avx512" */
     const char *kind;   /* e.g. "tunanet", "metadata", "ktn_encoder" */
     const char *solver; /* "" when the object is not per solver */
+    /* The key's hash, set by cache_key_init so a key used again and again
+     * is hashed once; 0 means "hash on every lookup". */
+    uint64_t hash;
 };
+
+/* Fills k and its hash. The strings are not copied and must not change
+ * while k is used with this hash. */
+void cache_key_init(struct cache_key *k, const char *target, const char *kind, const char *solver);
 
 enum cache_status {
     CACHE_OK = 0,
@@ -97,6 +104,10 @@ const struct cache_entry *cache_get(struct model_cache *c, const struct cache_ke
  * entry is retired (still valid for anyone holding it). Returns false if
  * the key is unknown or its load is in flight. */
 bool cache_invalidate(struct model_cache *c, const struct cache_key *key);
+
+/* Writes "target/kind/solver" into out; false if a part is NULL or the key
+ * does not fit. */
+bool cache_key_format(const struct cache_key *key, char out[CACHE_KEY_MAX]);
 
 /* A snapshot of the counters. */
 struct cache_stats cache_get_stats(struct model_cache *c);
