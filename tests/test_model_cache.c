@@ -371,7 +371,8 @@ static void test_edges(void) {
     struct model_cache *c = cache_create();
     struct loader_ctx ctx = {.id = 1};
     CHECK(cache_get(c, NULL, loader, &ctx)->status == CACHE_BAD_KEY);
-    CHECK(cache_get(c, &(struct cache_key){"a", NULL, "", 0}, loader, &ctx)->status == CACHE_BAD_KEY);
+    CHECK(cache_get(c, &(struct cache_key){"a", NULL, "", 0}, loader, &ctx)->status ==
+          CACHE_BAD_KEY);
     char longname[300];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
@@ -390,7 +391,8 @@ static void test_edges(void) {
               CACHE_OK;
     }
     CHECK(ok == CACHE_CAPACITY - 1); /* "a/null/" already holds one slot */
-    CHECK(cache_get(c, &(struct cache_key){"fill", "k", "x", 0}, loader, &ctx)->status == CACHE_FULL);
+    CHECK(cache_get(c, &(struct cache_key){"fill", "k", "x", 0}, loader, &ctx)->status ==
+          CACHE_FULL);
     /* a warm lookup from a new thread is counted as a hit */
     const struct cache_stats before = cache_get_stats(c);
     for (int i = 0; i < 10; i++)

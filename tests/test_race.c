@@ -36,8 +36,10 @@ int main(void) {
     CHECK(strstr(out, "race: variant=safe runs=30 crashed=0 wrong=0 extra_loads=0\n") != NULL);
 
     /* bad flags */
-    CHECK(race(model, "--variant maybe") == 2 && strstr(out, "--variant must be safe or unguarded"));
-    CHECK(race(model, "--iters 5000 --size 100") == 2 && strstr(out, "--iters must be in 1..size-1"));
+    CHECK(race(model, "--variant maybe") == 2 &&
+          strstr(out, "--variant must be safe or unguarded"));
+    CHECK(race(model, "--iters 5000 --size 100") == 2 &&
+          strstr(out, "--iters must be in 1..size-1"));
     CHECK(race("/nonexistent.model", "--runs 1") == 2 && strstr(out, "cannot read the model file"));
 
     if (shared == NULL) {

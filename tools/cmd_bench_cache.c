@@ -100,8 +100,10 @@ int cmd_bench_cache(int argc, char **argv) {
     const char *thread_list = "1,2,4,8,16,64";
     int64_t lookups = 200000, repeats = 5;
     const struct cli_flag flags[] = {
-        {NULL, "--threads", CLI_STRING, &thread_list, "LIST", "thread counts (default 1,2,4,8,16,64)"},
-        {NULL, "--lookups", CLI_INT, &lookups, "N", "lookups per thread per round (default 200000)"},
+        {NULL, "--threads", CLI_STRING, &thread_list, "LIST",
+         "thread counts (default 1,2,4,8,16,64)"},
+        {NULL, "--lookups", CLI_INT, &lookups, "N",
+         "lookups per thread per round (default 200000)"},
         {NULL, "--repeats", CLI_INT, &repeats, "R", "rounds per variant (default 5)"},
     };
     int rc = cli_parse("bench-cache", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);

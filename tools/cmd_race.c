@@ -70,8 +70,8 @@ static void features(float *f, size_t n, int64_t h) {
 
 /* One prediction with the cached model, checked against the private copy.
  * Returns false when they differ (or the cached model is missing). */
-static bool predict_checked(struct child_state *cs, int64_t h, float *in, float *out,
-                            float *want, void *scratch) {
+static bool predict_checked(struct child_state *cs, int64_t h, float *in, float *out, float *want,
+                            void *scratch) {
     const struct nn_model *m = lookup(cs);
     if (m == NULL)
         return false;
@@ -90,7 +90,8 @@ static bool predict_checked(struct child_state *cs, int64_t h, float *in, float 
 static void *child_worker(void *arg) {
     struct child_state *cs = arg;
     const int64_t size = cs->o->size;
-    float *a = malloc((size_t)(size * size) * sizeof *a), *b = malloc((size_t)(size * size) * sizeof *b);
+    float *a = malloc((size_t)(size * size) * sizeof *a),
+          *b = malloc((size_t)(size * size) * sizeof *b);
     const float w[4] = {1, 1, 1, 1};
     const size_t n_in = nn_shape_volume(nn_model_input_shape(cs->private_model, 0));
     const size_t n_out = nn_shape_volume(nn_model_output_shape(cs->private_model, 0));
@@ -123,7 +124,8 @@ static void *child_worker(void *arg) {
         void *work = NULL;
         if (convsel_get_forward_workspace_size(h, CONVSEL_SOLVER_AUTO, xd, wd, cd, yd, &ws) ||
             (ws && (work = malloc(ws)) == NULL) ||
-            convsel_convolution_forward(h, CONVSEL_SOLVER_AUTO, xd, a, wd, w, cd, yd, b, work, ws)) {
+            convsel_convolution_forward(h, CONVSEL_SOLVER_AUTO, xd, a, wd, w, cd, yd, b, work,
+                                        ws)) {
             wrong++;
             free(work);
             break;
@@ -191,9 +193,24 @@ static int run_parent(const struct race_options *o, char **argv0) {
     snprintf(n[2], sizeof n[2], "%lld", (long long)o->iters);
     snprintf(n[3], sizeof n[3], "%lld", (long long)o->timeout);
     snprintf(n[4], sizeof n[4], "%lld", (long long)o->delay_us);
-    char *child_argv[] = {argv0[0], "race", "--child", "--threads", n[0], "--size", n[1],
-                          "--iters", n[2], "--timeout", n[3], "--delay-us", n[4], "--variant",
-                          (char *)o->variant, "--model", (char *)o->model, NULL};
+    char *child_argv[] = {argv0[0],
+                          "race",
+                          "--child",
+                          "--threads",
+                          n[0],
+                          "--size",
+                          n[1],
+                          "--iters",
+                          n[2],
+                          "--timeout",
+                          n[3],
+                          "--delay-us",
+                          n[4],
+                          "--variant",
+                          (char *)o->variant,
+                          "--model",
+                          (char *)o->model,
+                          NULL};
     for (int64_t r = 0; r < o->runs; r++) {
         int pipefd[2];
         if (pipe(pipefd) != 0) {
@@ -250,8 +267,13 @@ static int run_parent(const struct race_options *o, char **argv0) {
 }
 
 int cmd_race(int argc, char **argv) {
-    struct race_options o = {.runs = 10, .threads = 2, .delay_us = 0, .size = 2048, .iters = 1000,
-                             .timeout = 600, .variant = "safe",
+    struct race_options o = {.runs = 10,
+                             .threads = 2,
+                             .delay_us = 0,
+                             .size = 2048,
+                             .iters = 1000,
+                             .timeout = 600,
+                             .variant = "safe",
                              .model = "../shared/miopen-ai-models/gfx942.tn.model"};
     const struct cli_flag flags[] = {
         {NULL, "--runs", CLI_INT, &o.runs, "N", "fresh processes to run (default 10)"},
@@ -269,11 +291,12 @@ int cmd_race(int argc, char **argv) {
     int rc = cli_parse("race", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    const char *bad = o.runs < 1 ? "--runs must be >= 1"
+    const char *bad = o.runs < 1                          ? "--runs must be >= 1"
                       : o.threads < 1 || o.threads > 1024 ? "--threads must be in 1..1024"
-                      : o.delay_us < 0 || o.delay_us > 10000000 ? "--delay-us must be in 0..10000000"
-                      : o.size < 2 || o.size > 16384 ? "--size must be in 2..16384"
-                      : o.iters < 1 || o.iters >= o.size ? "--iters must be in 1..size-1"
+                      : o.delay_us < 0 || o.delay_us > 10000000
+                          ? "--delay-us must be in 0..10000000"
+                      : o.size < 2 || o.size > 16384       ? "--size must be in 2..16384"
+                      : o.iters < 1 || o.iters >= o.size   ? "--iters must be in 1..size-1"
                       : o.timeout < 1 || o.timeout > 86400 ? "--timeout must be in 1..86400"
                       : strcmp(o.variant, "safe") != 0 && strcmp(o.variant, "unguarded") != 0
                           ? "--variant must be safe or unguarded"

@@ -117,8 +117,7 @@ static uint64_t hash_parts(const char *target, const char *kind, const char *sol
     return h ? h : 1;
 }
 
-void cache_key_init(struct cache_key *k, const char *target, const char *kind,
-                    const char *solver) {
+void cache_key_init(struct cache_key *k, const char *target, const char *kind, const char *solver) {
     k->target = target;
     k->kind = kind;
     k->solver = solver;
@@ -240,8 +239,8 @@ static void count_hit(struct model_cache *c) {
 /* ---------------------------- lookup ---------------------------- */
 
 /* The lock-free path: the published entry for key, or NULL. */
-static const struct cache_entry *find_published(struct model_cache *c,
-                                                const struct cache_key *key, size_t h) {
+static const struct cache_entry *find_published(struct model_cache *c, const struct cache_key *key,
+                                                size_t h) {
     for (size_t i = 0; i < CACHE_CAPACITY; i++) {
         const struct cache_entry *e =
             atomic_load_explicit(&c->slots[(h + i) % CACHE_CAPACITY].entry, memory_order_acquire);

@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 
-static void free_model(void *m) { nn_model_free(m); }
+static void free_model(void *m) {
+    nn_model_free(m);
+}
 
 bool heur_load_model_file(void *ctx, const struct cache_key *key, void **value_out,
                           void (**free_out)(void *), char *err, size_t err_cap) {
