@@ -18,9 +18,23 @@ static char dir[2048];
 static struct miopen_problem problem(enum miopen_dtype t, int64_t g, int64_t n, int64_t c,
                                      int64_t k, int64_t h, int64_t w, int64_t f, int64_t pad,
                                      int64_t stride, int64_t dil) {
-    struct miopen_problem p = {.direction = MIOPEN_FWD, .dtype = t, .layout = "NCHW", .n = n,
-                               .c = c, .h = h, .w = w, .k = k, .fy = f, .fx = f, .ph = pad,
-                               .pw = pad, .sh = stride, .sw = stride, .dh = dil, .dw = dil, .g = g};
+    struct miopen_problem p = {.direction = MIOPEN_FWD,
+                               .dtype = t,
+                               .layout = "NCHW",
+                               .n = n,
+                               .c = c,
+                               .h = h,
+                               .w = w,
+                               .k = k,
+                               .fy = f,
+                               .fx = f,
+                               .ph = pad,
+                               .pw = pad,
+                               .sh = stride,
+                               .sw = stride,
+                               .dh = dil,
+                               .dw = dil,
+                               .g = g};
     miopen_problem_finish(&p);
     return p;
 }
@@ -50,8 +64,8 @@ static void test_upstream_cases(void) {
         struct miopen_ranked_solver r[MIOPEN_MAX_SOLVERS];
         size_t n = 0;
         char msg[MIOPEN_MESSAGE_MAX] = "";
-        const enum miopen_status st =
-            miopen_tunanet_rank(dir, cases[i].arch, &cases[i].p, NULL, NULL, r, &n, msg, sizeof msg);
+        const enum miopen_status st = miopen_tunanet_rank(dir, cases[i].arch, &cases[i].p, NULL,
+                                                          NULL, r, &n, msg, sizeof msg);
         if (!CHECK(st == MIOPEN_OK)) {
             fprintf(stderr, "  case %zu: %s\n", i, msg);
             continue;
@@ -138,8 +152,8 @@ static pthread_barrier_t start;
 static void rank_one(struct ranking *out) {
     const struct miopen_problem p = problem(MIOPEN_FP16, 1, 8, 256, 128, 28, 28, 3, 1, 1, 1);
     char msg[MIOPEN_MESSAGE_MAX];
-    out->status = miopen_tunanet_rank(dir, "gfx90a", &p, NULL, NULL, out->r, &out->n, msg,
-                                      sizeof msg);
+    out->status =
+        miopen_tunanet_rank(dir, "gfx90a", &p, NULL, NULL, out->r, &out->n, msg, sizeof msg);
 }
 
 static void *rank_worker(void *arg) {

@@ -43,7 +43,7 @@ enum miopen_status {
     MIOPEN_OK = 0,
     MIOPEN_NOT_APPLICABLE, /* the model does not support this problem */
     MIOPEN_UNKNOWN_ARCH,
-    MIOPEN_MODEL_ERROR, /* a missing or invalid model/metadata file */
+    MIOPEN_MODEL_ERROR,   /* a missing or invalid model/metadata file */
     MIOPEN_NO_PREDICTION, /* KTN: EOS ranked first, or no valid token */
 };
 
@@ -69,8 +69,8 @@ struct miopen_ranked_solver {
 enum miopen_status miopen_tunanet_rank(const char *model_dir, const char *arch,
                                        const struct miopen_problem *p,
                                        miopen_solver_applicable_fn applicable, void *ctx,
-                                       struct miopen_ranked_solver *out, size_t *count,
-                                       char *msg, size_t msg_cap);
+                                       struct miopen_ranked_solver *out, size_t *count, char *msg,
+                                       size_t msg_cap);
 
 /* MIOpen's registry id of a solver name (0 = unknown). */
 uint64_t miopen_solver_id(const char *name);

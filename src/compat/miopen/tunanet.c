@@ -146,17 +146,17 @@ static bool supported(const struct arch_spec *a, const struct tn_metadata *md,
     else if (strcmp(p->layout, "NCHW") != 0 && !(a->allow_ncdhw && strcmp(p->layout, "NCDHW") == 0))
         snprintf(msg, cap, "%s TunaNet: layout %s is not %s", a->name, p->layout, layouts);
     else if (a->square_filter && p->fy != p->fx)
-        snprintf(msg, cap, "%s TunaNet: filter %lldx%lld is not square", a->name,
-                 (long long)p->fy, (long long)p->fx);
+        snprintf(msg, cap, "%s TunaNet: filter %lldx%lld is not square", a->name, (long long)p->fy,
+                 (long long)p->fx);
     else if (a->equal_pad && p->ph != p->pw)
         snprintf(msg, cap, "%s TunaNet: pad %lldx%lld differs between height and width", a->name,
                  (long long)p->ph, (long long)p->pw);
     else if (p->sh != p->sw)
-        snprintf(msg, cap, "%s TunaNet: stride %lldx%lld differs between height and width",
-                 a->name, (long long)p->sh, (long long)p->sw);
+        snprintf(msg, cap, "%s TunaNet: stride %lldx%lld differs between height and width", a->name,
+                 (long long)p->sh, (long long)p->sw);
     else if (a->unit_dilation && (p->dh != 1 || p->dw != 1))
-        snprintf(msg, cap, "%s TunaNet: dilation %lldx%lld is not 1x1", a->name,
-                 (long long)p->dh, (long long)p->dw);
+        snprintf(msg, cap, "%s TunaNet: dilation %lldx%lld is not 1x1", a->name, (long long)p->dh,
+                 (long long)p->dw);
     else if (!a->unit_dilation && p->dh != p->dw)
         snprintf(msg, cap, "%s TunaNet: dilation %lldx%lld differs between height and width",
                  a->name, (long long)p->dh, (long long)p->dw);
@@ -183,18 +183,53 @@ static void raw_features(const struct arch_spec *a, const struct tn_metadata *md
                             : p->direction == MIOPEN_BWD_DATA  ? md->dir_b
                                                                : md->dir_f);
     if (a->n_features == 24) { /* gfx908, with the depth entries of a 3-D layout fixed at 1 */
-        const float L = (float)(strcmp(p->layout, "NCDHW") == 0 ? md->layout_ncdhw : md->layout_nchw);
-        const float v[24] = {(float)p->c,  1, (float)p->h,  (float)p->w,  1, (float)p->fy,
-                             (float)p->fx, (float)p->k, 1, (float)p->ho, (float)p->wo,
-                             (float)p->n,  1, (float)p->ph, (float)p->pw, 1, (float)p->sh,
-                             (float)p->sw, (float)p->dh, (float)p->dw, L, P, D, (float)p->g};
+        const float L =
+            (float)(strcmp(p->layout, "NCDHW") == 0 ? md->layout_ncdhw : md->layout_nchw);
+        const float v[24] = {(float)p->c,
+                             1,
+                             (float)p->h,
+                             (float)p->w,
+                             1,
+                             (float)p->fy,
+                             (float)p->fx,
+                             (float)p->k,
+                             1,
+                             (float)p->ho,
+                             (float)p->wo,
+                             (float)p->n,
+                             1,
+                             (float)p->ph,
+                             (float)p->pw,
+                             1,
+                             (float)p->sh,
+                             (float)p->sw,
+                             (float)p->dh,
+                             (float)p->dw,
+                             L,
+                             P,
+                             D,
+                             (float)p->g};
         memcpy(f, v, sizeof v);
         return;
     }
-    const float v[18] = {(float)p->c,  (float)p->h,  (float)p->w,  (float)p->k,  (float)p->ho,
-                         (float)p->wo, (float)p->fy, (float)p->fx, (float)p->ph, (float)p->pw,
-                         (float)p->sh, (float)p->sw, (float)p->dh, (float)p->dw, (float)p->n,
-                         P,            D,            (float)p->g};
+    const float v[18] = {(float)p->c,
+                         (float)p->h,
+                         (float)p->w,
+                         (float)p->k,
+                         (float)p->ho,
+                         (float)p->wo,
+                         (float)p->fy,
+                         (float)p->fx,
+                         (float)p->ph,
+                         (float)p->pw,
+                         (float)p->sh,
+                         (float)p->sw,
+                         (float)p->dh,
+                         (float)p->dw,
+                         (float)p->n,
+                         P,
+                         D,
+                         (float)p->g};
     memcpy(f, v, sizeof v);
 }
 
@@ -208,7 +243,9 @@ static int by_score(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-static void free_metadata(void *md) { free(md); }
+static void free_metadata(void *md) {
+    free(md);
+}
 
 bool miopen_problem_finish(struct miopen_problem *p) {
     const int64_t eh = p->dh * (p->fy - 1) + 1, ew = p->dw * (p->fx - 1) + 1;
@@ -222,9 +259,11 @@ bool miopen_problem_finish(struct miopen_problem *p) {
 enum miopen_status miopen_tunanet_rank(const char *dir, const char *arch,
                                        const struct miopen_problem *p,
                                        miopen_solver_applicable_fn applicable, void *ctx,
-                                       struct miopen_ranked_solver *out, size_t *count,
-                                       char *msg, size_t cap) {
+                                       struct miopen_ranked_solver *out, size_t *count, char *msg,
+                                       size_t cap) {
     *count = 0;
+    if (cap > 0)
+        msg[0] = '\0';
     const struct arch_spec *a = find_arch(arch);
     if (a == NULL) {
         snprintf(msg, cap, "unknown arch '%s': TunaNet is defined for gfx908, gfx90a, gfx942",
