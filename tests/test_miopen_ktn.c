@@ -13,9 +13,21 @@ static char dir[2048];
 
 static struct miopen_problem problem(enum miopen_direction d, enum miopen_dtype t, int64_t n,
                                      int64_t c, int64_t k, int64_t hw) {
-    struct miopen_problem p = {.direction = d, .dtype = t, .layout = "NCHW", .n = n, .c = c,
-                               .h = hw, .w = hw, .k = k, .fy = 1, .fx = 1, .sh = 1, .sw = 1,
-                               .dh = 1, .dw = 1, .g = 1};
+    struct miopen_problem p = {.direction = d,
+                               .dtype = t,
+                               .layout = "NCHW",
+                               .n = n,
+                               .c = c,
+                               .h = hw,
+                               .w = hw,
+                               .k = k,
+                               .fy = 1,
+                               .fx = 1,
+                               .sh = 1,
+                               .sw = 1,
+                               .dh = 1,
+                               .dw = 1,
+                               .g = 1};
     miopen_problem_finish(&p);
     return p;
 }
@@ -104,9 +116,9 @@ int main(void) {
 
     /* The gfx90a forward model takes 18 raw values (transform = false). */
     float raw[18] = {2, 64, 209, 209, 128, 104, 104, 3, 3, 0, 0, 2, 2, 1, 1, 128, 1, 110};
-    const enum miopen_status st = miopen_ktn_decode(dir, "gfx90a", "ConvHipIgemmGroupFwdXdlops",
-                                                    MIOPEN_FWD, raw, 18, false, accept_all, NULL,
-                                                    msg, sizeof msg);
+    const enum miopen_status st =
+        miopen_ktn_decode(dir, "gfx90a", "ConvHipIgemmGroupFwdXdlops", MIOPEN_FWD, raw, 18, false,
+                          accept_all, NULL, msg, sizeof msg);
     CHECK(st == MIOPEN_OK || st == MIOPEN_NO_PREDICTION);
     printf("gfx90a ConvHipIgemmGroupFwdXdlops, accept-all: %d steps, status %d %s\n", seen_steps,
            st, msg);

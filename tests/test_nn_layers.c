@@ -349,6 +349,29 @@ static void test_nested_and_keras3(void) {
            2);
 }
 
+static void test_sequential(void) {
+    /* A Sequential config (no inbound_nodes, no input/output lists), nested
+     * inside a functional model and at the top level. */
+    const char *seq = "{\"class_name\":\"Sequential\",\"name\":\"s\",\"config\":{\"name\":\"s\","
+                      "\"layers\":[{\"class_name\":\"InputLayer\",\"config\":{\"name\":\"si\","
+                      "\"batch_input_shape\":[null,2]}},{\"class_name\":\"Dense\",\"config\":{"
+                      "\"name\":\"d\",\"units\":1}},{\"class_name\":\"ReLU\",\"config\":{"
+                      "\"name\":\"r\"}}]},\"inbound_nodes\":[[[\"in\",0,0,{}]]]}";
+    char layers[4096];
+    snprintf(layers, sizeof layers, "%s,%s", INPUT("in", "2"), seq);
+    const char *json = g2_model(layers, IO("in"), "[[\"s\",1,0]]", "[[2]]", "[[1]]",
+                                "\"s_d\":{\"weights\":[1,-1],\"bias\":[0]}");
+    expect("nested sequential", json, (const float[]){3, 1}, (const double[]){2}, 1);
+    expect("nested sequential, relu", json, (const float[]){1, 3}, (const double[]){0}, 1);
+    const char *top =
+        "{\"architecture\":{\"class_name\":\"Sequential\",\"config\":{\"name\":\"t\","
+        "\"layers\":[{\"class_name\":\"InputLayer\",\"config\":{\"name\":\"ti\","
+        "\"batch_input_shape\":[null,2]}},{\"class_name\":\"Dense\",\"config\":{\"name\":\"d\","
+        "\"units\":1}}]}},\"input_shapes\":[[2]],\"output_shapes\":[[1]],"
+        "\"trainable_params\":{\"d\":{\"weights\":[2,3],\"bias\":[1]}}}";
+    expect("top-level sequential", top, (const float[]){1, 1}, (const double[]){6}, 1);
+}
+
 static void test_embedded_tests_and_queries(void) {
     /* A model whose embedded test passes, then one whose test fails. */
     const char *fmt =
@@ -402,6 +425,7 @@ int main(void) {
     test_embedding();
     test_recurrent();
     test_nested_and_keras3();
+    test_sequential();
     test_embedded_tests_and_queries();
     return test_finish("test_nn_layers");
 }

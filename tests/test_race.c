@@ -34,6 +34,7 @@ int main(void) {
 
     CHECK(race(model, "--runs 30 --threads 8 --size 64 --iters 24 --delay-us 200") == 0);
     CHECK(strstr(out, "race: variant=safe runs=30 crashed=0 wrong=0 extra_loads=0\n") != NULL);
+    CHECK(strstr(out, "model cache, summed over the runs: hits=") != NULL);
 
     /* bad flags */
     CHECK(race(model, "--variant maybe") == 2 &&

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "compat/miopen/miopen.h"
+#include "heur/model_cache.h"
 #include "problem_flags.h"
 
 static const char summary[] =
@@ -20,21 +21,26 @@ int cmd_predict(int argc, char **argv) {
     struct problem_flags pf;
     problem_flags_defaults(&pf);
     const char *arch = NULL, *model_dir = NULL, *dtype = "fp32", *ktn = NULL;
+    bool cache_stats = false;
     int64_t direction = 1;
-    struct cli_flag flags[PROBLEM_FLAG_COUNT + 5];
+    struct cli_flag flags[PROBLEM_FLAG_COUNT + 6];
     problem_flags_table(&pf, flags);
     flags[PROBLEM_FLAG_COUNT + 0] = (struct cli_flag){
         NULL, "--miopen-arch", CLI_STRING, &arch, "ARCH", "gfx908, gfx90a or gfx942 (required)"};
     flags[PROBLEM_FLAG_COUNT + 1] = (struct cli_flag){
-        NULL, "--model-dir", CLI_STRING, &model_dir, "DIR",
-        "directory with MIOpen's *.tn.model / *.ktn.model files (required)"};
+        NULL,       "--model-dir",
+        CLI_STRING, &model_dir,
+        "DIR",      "directory with MIOpen's *.tn.model / *.ktn.model files (required)"};
     flags[PROBLEM_FLAG_COUNT + 2] = (struct cli_flag){
-        "-F", "--forw", CLI_INT, &direction, "1|2|4",
-        "direction: 1 forward, 2 backward data, 4 backward weights (default 1)"};
+        "-F",    "--forw",
+        CLI_INT, &direction,
+        "1|2|4", "direction: 1 forward, 2 backward data, 4 backward weights (default 1)"};
     flags[PROBLEM_FLAG_COUNT + 3] = (struct cli_flag){
         "-t", "--type", CLI_STRING, &dtype, "fp32|fp16|bf16", "data type (default fp32)"};
     flags[PROBLEM_FLAG_COUNT + 4] = (struct cli_flag){
         NULL, "--ktn", CLI_STRING, &ktn, "SOLVER", "print the KTN perf config for SOLVER instead"};
+    flags[PROBLEM_FLAG_COUNT + 5] = (struct cli_flag){
+        NULL, "--cache-stats", CLI_SWITCH, &cache_stats, "", "print the model cache's counters"};
     int rc = cli_parse("predict", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
@@ -67,11 +73,23 @@ int cmd_predict(int argc, char **argv) {
     convsel_handle_destroy(h);
     if (rc != EXIT_OK)
         return rc;
-    struct miopen_problem p = {.direction = (enum miopen_direction)direction, .dtype = t,
-                               .layout = pf.layout, .n = pf.n, .c = pf.c, .h = pf.h, .w = pf.w,
-                               .k = pf.k, .fy = pf.y, .fx = pf.x, .ph = pf.pad_h,
-                               .pw = pf.pad_w, .sh = pf.stride_h, .sw = pf.stride_w,
-                               .dh = pf.dil_h, .dw = pf.dil_w, .g = pf.groups};
+    struct miopen_problem p = {.direction = (enum miopen_direction)direction,
+                               .dtype = t,
+                               .layout = pf.layout,
+                               .n = pf.n,
+                               .c = pf.c,
+                               .h = pf.h,
+                               .w = pf.w,
+                               .k = pf.k,
+                               .fy = pf.y,
+                               .fx = pf.x,
+                               .ph = pf.pad_h,
+                               .pw = pf.pad_w,
+                               .sh = pf.stride_h,
+                               .sw = pf.stride_w,
+                               .dh = pf.dil_h,
+                               .dw = pf.dil_w,
+                               .g = pf.groups};
     miopen_problem_finish(&p);
 
     char msg[MIOPEN_MESSAGE_MAX];
@@ -94,6 +112,13 @@ int cmd_predict(int argc, char **argv) {
         st = miopen_tunanet_rank(model_dir, arch, &p, NULL, NULL, r, &n, msg, sizeof msg);
         for (size_t i = 0; st == MIOPEN_OK && i < n; i++)
             printf("%-45s %10.4f\n", r[i].name, (double)r[i].score);
+    }
+    if (cache_stats) {
+        const struct cache_stats cs = cache_get_stats(cache_global());
+        fprintf(stderr, "model cache: loads=%llu hits=%llu misses=%llu waits=%llu failures=%llu\n",
+                (unsigned long long)cs.loads, (unsigned long long)cs.hits,
+                (unsigned long long)cs.misses, (unsigned long long)cs.waits,
+                (unsigned long long)cs.failures);
     }
     switch (st) {
     case MIOPEN_OK: return EXIT_OK;

@@ -173,11 +173,19 @@ static int run_child(const struct race_options *o) {
         pthread_create(&t[i], NULL, child_worker, &cs);
     for (int64_t i = 0; i < o->threads; i++)
         pthread_join(t[i], NULL);
-    const long loads = cs.unguarded ? cs.ucache.loads : (long)cache_get_stats(cs.cache).loads;
-    printf("child: loads=%ld wrong=%ld\n", loads, cs.wrong);
-    /* The models stay alive until exit: freeing them here would only add
-     * more chances for the unguarded variant to crash in teardown. */
+    const struct cache_stats st = cache_get_stats(cs.cache);
+    const long loads = cs.unguarded ? cs.ucache.loads : (long)st.loads;
+    printf("child: loads=%ld wrong=%ld hits=%llu misses=%llu waits=%llu failures=%llu\n", loads,
+           cs.wrong, (unsigned long long)st.hits, (unsigned long long)st.misses,
+           (unsigned long long)st.waits, (unsigned long long)st.failures);
+    /* Every thread has joined: release everything, so that LeakSanitizer
+     * (ASan builds) sees a clean exit. */
     free(t);
+    cache_destroy(cs.cache);
+    for (int i = 0; i < cs.ucache.n; i++)
+        if (cs.ucache.items[i].free_value)
+            cs.ucache.items[i].free_value(cs.ucache.items[i].value);
+    nn_model_free(private_model);
     return cs.wrong ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -185,6 +193,7 @@ static int run_child(const struct race_options *o) {
 
 static int run_parent(const struct race_options *o, char **argv0) {
     long crashed = 0, wrong = 0, extra = 0, by_signal[65] = {0};
+    unsigned long long total[4] = {0}; /* hits, misses, waits, failures of the safe cache */
     char delay[32];
     snprintf(delay, sizeof delay, "%lld", (long long)o->delay_us);
     char n[6][32];
@@ -240,7 +249,13 @@ static int run_parent(const struct race_options *o, char **argv0) {
         int status = 0;
         waitpid(pid, &status, 0);
         long loads = 0, w = 0;
-        const bool reported = sscanf(line, "child: loads=%ld wrong=%ld", &loads, &w) == 2;
+        unsigned long long st[4] = {0};
+        const bool reported = sscanf(line,
+                                     "child: loads=%ld wrong=%ld hits=%llu misses=%llu "
+                                     "waits=%llu failures=%llu",
+                                     &loads, &w, &st[0], &st[1], &st[2], &st[3]) == 6;
+        for (int k = 0; reported && k < 4; k++)
+            total[k] += st[k];
         if (WIFSIGNALED(status)) {
             crashed++;
             by_signal[WTERMSIG(status) < 65 ? WTERMSIG(status) : 0]++;
@@ -261,6 +276,10 @@ static int run_parent(const struct race_options *o, char **argv0) {
         if (by_signal[s])
             printf("  %ld run(s) ended by %s\n", by_signal[s],
                    s == 0 ? "an error exit" : strsignal(s));
+    if (strcmp(o->variant, "safe") == 0)
+        printf(
+            "  model cache, summed over the runs: hits=%llu misses=%llu waits=%llu failures=%llu\n",
+            total[0], total[1], total[2], total[3]);
     printf("race: variant=%s runs=%lld crashed=%ld wrong=%ld extra_loads=%ld\n", o->variant,
            (long long)o->runs, crashed, wrong, extra);
     return EXIT_OK;

@@ -191,6 +191,11 @@ enum nn_status nn_graph_parse(struct nn_model *m, const cJSON *config, const cJS
     }
     g->n_layers = n;
 
+    /* A Sequential config has no input/output lists and no inbound nodes:
+     * its layers form a chain from the first (an InputLayer). */
+    const bool sequential = cJSON_GetObjectItemCaseSensitive(config, "input_layers") == NULL &&
+                            cJSON_GetObjectItemCaseSensitive(config, "output_layers") == NULL;
+
     /* Pass 2: configuration, parameters and inbound nodes. */
     i = 0;
     for (const cJSON *lj = layers->child; lj != NULL; lj = lj->next, i++) {
@@ -201,6 +206,20 @@ enum nn_status nn_graph_parse(struct nn_model *m, const cJSON *config, const cJS
         if ((st = nn_layer_configure(m, l, cls, lconfig, params, prefix, depth, err, cap)) != NN_OK)
             return st;
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(lj, "inbound_nodes");
+        if (sequential) { /* a chain: each layer takes the previous one's output */
+            if (i == 0 && l->kind != L_INPUT)
+                return nn_fail(err, cap, NN_ERR_FORMAT,
+                               "sequential model %.64s: the first layer must be an InputLayer",
+                               g->name);
+            l->n_nodes = i == 0 ? 0 : 1;
+            l->nodes = nn_alloc(m, sizeof *l->nodes);
+            struct nn_conn *c = nn_alloc(m, sizeof *c);
+            if (l->nodes == NULL || c == NULL)
+                return NN_ERR_NOMEM;
+            *c = (struct nn_conn){i - 1, 0, 0};
+            l->nodes[0] = (struct nn_node){i == 0 ? 0 : 1, c};
+            continue;
+        }
         if (nodes != NULL && !cJSON_IsArray(nodes))
             return nn_fail(err, cap, NN_ERR_FORMAT, "layer %.64s: inbound_nodes must be a list",
                            l->name);
@@ -228,6 +247,17 @@ enum nn_status nn_graph_parse(struct nn_model *m, const cJSON *config, const cJS
             if ((st = resolve(g, raw, nc, l->nodes[k].conn, where, err, cap)) != NN_OK)
                 return st;
         }
+    }
+    if (sequential) {
+        g->n_in = g->n_out = 1;
+        g->in = nn_alloc(m, sizeof *g->in);
+        g->out = nn_alloc(m, sizeof *g->out);
+        if (g->in == NULL || g->out == NULL)
+            return NN_ERR_NOMEM;
+        *g->in = (struct nn_conn){0, 0, 0};
+        *g->out = (struct nn_conn){n - 1, 0, 0};
+        *out = g;
+        return NN_OK;
     }
     if ((st = parse_io(m, g, cJSON_GetObjectItemCaseSensitive(config, "input_layers"),
                        "input_layers", &g->in, &g->n_in, err, cap)) != NN_OK ||

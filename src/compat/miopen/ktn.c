@@ -69,7 +69,9 @@ static void *build_metadata(const cJSON *root, char *err, size_t cap) {
     return md;
 }
 
-static void free_metadata(void *md) { free(md); }
+static void free_metadata(void *md) {
+    free(md);
+}
 
 /* num_tuning_params[name], or 0 when absent. */
 static int param_count(const struct ktn_metadata *md, const char *name) {
@@ -95,7 +97,8 @@ static int by_score(const void *a, const void *b) {
 static enum miopen_status predict(const struct nn_model *m, const float *const *in, float **out,
                                   void *scratch, char *msg, size_t cap, const char *what) {
     char err[NN_ERROR_MAX];
-    if (nn_model_predict(m, in, out, scratch, nn_model_scratch_bytes(m), err, sizeof err) != NN_OK) {
+    if (nn_model_predict(m, in, out, scratch, nn_model_scratch_bytes(m), err, sizeof err) !=
+        NN_OK) {
         snprintf(msg, cap, "KTN %s: %s", what, err);
         return MIOPEN_MODEL_ERROR;
     }
@@ -116,27 +119,33 @@ enum miopen_status miopen_ktn_decode(const char *dir, const char *arch, const ch
     if (md == NULL)
         return MIOPEN_MODEL_ERROR;
     snprintf(file, sizeof file, "%s_%s_encoder.ktn.model", arch, solver);
-    const struct nn_model *enc = miopen_cached_model(dir, file, arch, "ktn_encoder", solver, msg, cap);
+    const struct nn_model *enc =
+        miopen_cached_model(dir, file, arch, "ktn_encoder", solver, msg, cap);
     if (enc == NULL)
         return MIOPEN_MODEL_ERROR;
     snprintf(file, sizeof file, "%s_%s_decoder.ktn.model", arch, solver);
-    const struct nn_model *dec = miopen_cached_model(dir, file, arch, "ktn_decoder", solver, msg, cap);
+    const struct nn_model *dec =
+        miopen_cached_model(dir, file, arch, "ktn_decoder", solver, msg, cap);
     if (dec == NULL)
         return MIOPEN_MODEL_ERROR;
 
     /* The encoder input: dim x dim (a diagonal built by the caller) or dim x 1. */
     const size_t dim = transform ? (size_t)llround(sqrt((double)n_features)) : n_features;
     const struct nn_shape *ein = nn_model_input_shape(enc, 0);
-    if ((transform && dim * dim != n_features) || nn_model_num_inputs(enc) != 1 ||
-        ein->rank != 2 || ein->dims[0] != dim || ein->dims[1] != (transform ? dim : 1) ||
+    if ((transform && dim * dim != n_features) || nn_model_num_inputs(enc) != 1 || ein->rank != 2 ||
+        ein->dims[0] != dim || ein->dims[1] != (transform ? dim : 1) ||
         nn_model_num_outputs(enc) != 4 || nn_model_num_inputs(dec) != 5 ||
         nn_model_num_outputs(dec) != 5 ||
         nn_shape_volume(nn_model_output_shape(dec, 0)) != (size_t)md->vocab) {
-        snprintf(msg, cap, "KTN %s/%s: encoder, decoder and metadata do not fit together "
-                 "(or %zu features do not fit the encoder)", arch, solver, n_features);
+        snprintf(msg, cap,
+                 "KTN %s/%s: encoder, decoder and metadata do not fit together "
+                 "(or %zu features do not fit the encoder)",
+                 arch, solver, n_features);
         return MIOPEN_MODEL_ERROR;
     }
-    const char *dir_key = direction == MIOPEN_FWD ? "fwd" : direction == MIOPEN_BWD_DATA ? "bwd" : "wrw";
+    const char *dir_key = direction == MIOPEN_FWD        ? "fwd"
+                          : direction == MIOPEN_BWD_DATA ? "bwd"
+                                                         : "wrw";
 
     /* Context: 4 state vectors, fed back from each decoder step. */
     float *buf[10] = {0};
@@ -169,8 +178,8 @@ enum miopen_status miopen_ktn_decode(const char *dir, const char *arch, const ch
         if (i == 0 && md->predict_type == 0) {
             n = param_count(md, dir_key);
             if (n == 0) { /* MIOpen would run one step and claim success */
-                snprintf(msg, cap, "KTN %s/%s: the metadata has no parameter count for '%s'",
-                         arch, solver, dir_key);
+                snprintf(msg, cap, "KTN %s/%s: the metadata has no parameter count for '%s'", arch,
+                         solver, dir_key);
                 st = MIOPEN_NO_PREDICTION;
                 goto done;
             }
@@ -228,8 +237,12 @@ struct asm1x1u {
     bool bwd_data;
 };
 
-static bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
-static bool pow2_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
+static bool in_range(int v, int lo, int hi) {
+    return v >= lo && v <= hi;
+}
+static bool pow2_in(int v, int lo, int hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
 
 /* Validity of the first L fields (IsValidImpl with sequence length L). */
 static bool asm1x1u_valid(const struct asm1x1u *s, int L) {
@@ -319,9 +332,10 @@ enum miopen_status miopen_ktn_conv_asm_1x1u(const char *dir, const char *arch,
     else if (p->c % eid != 0 || p->k % eid != 0 || p->ho * p->wo < eid)
         check = "ConvAsm1x1U: channels must be multiples of the elements per dword";
     const char *env = getenv("MIOPEN_DEBUG_CONV_DIRECT_ASM_1X1U_AI_HEUR");
-    if (!check && env && (strcmp(env, "0") == 0 || strcasecmp(env, "off") == 0 ||
-                          strcasecmp(env, "false") == 0 || strcasecmp(env, "no") == 0 ||
-                          strcasecmp(env, "disable") == 0 || strcasecmp(env, "disabled") == 0))
+    if (!check && env &&
+        (strcmp(env, "0") == 0 || strcasecmp(env, "off") == 0 || strcasecmp(env, "false") == 0 ||
+         strcasecmp(env, "no") == 0 || strcasecmp(env, "disable") == 0 ||
+         strcasecmp(env, "disabled") == 0))
         check = "disabled by MIOPEN_DEBUG_CONV_DIRECT_ASM_1X1U_AI_HEUR";
     if (check) {
         snprintf(msg, cap, "%s", check);
@@ -348,8 +362,8 @@ enum miopen_status miopen_ktn_conv_asm_1x1u(const char *dir, const char *arch,
                         .in_channels = fwd ? (long)p->c : (long)p->k,
                         .out_channels = fwd ? (long)p->k : (long)p->c,
                         .bwd_data = bwd};
-    const enum miopen_status st = miopen_ktn_decode(dir, arch, "ConvAsm1x1U", p->direction,
-                                                    features, 64, true, asm1x1u_apply, &s, msg, cap);
+    const enum miopen_status st = miopen_ktn_decode(
+        dir, arch, "ConvAsm1x1U", p->direction, features, 64, true, asm1x1u_apply, &s, msg, cap);
     if (st == MIOPEN_OK)
         snprintf(config, config_cap, "%d,%d,%d,%d,%d,%d,%d,%d", s.f[0], s.f[1], s.f[2], s.f[3],
                  s.f[4], s.f[5], s.f[6], s.f[7]);
