@@ -1,25 +1,85 @@
-/* kernels.c -- see kernels.h. The loop is written so the compiler
- * vectorizes the inner (contiguous) dimension; target_clones builds an
- * x86-64-v4 (AVX-512), an x86-64-v3 (AVX2+FMA) and a baseline copy and the dynamic loader picks one
- * from cpuid (an ifunc), so there is no per-call dispatch cost. Results may
- * differ in the last bits between ISAs (FMA); the model tests use the
- * frugally-deep tolerance, 1e-4. */
+/* kernels.c -- see kernels.h. One loop body, written so the compiler
+ * vectorizes the inner (contiguous) dimension, compiled three times: for
+ * x86-64-v4 (AVX-512), x86-64-v3 (AVX2 + FMA) and the baseline. The table
+ * is chosen once from cpuid. Results may differ in the last bits between
+ * variants (FMA); model tests use frugally-deep's tolerance, 1e-4. */
 #include "nn/kernels.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
-#define NN_MULTIVERSION                                                                            \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define NN_MULTIVERSION
-#endif
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
 
-NN_MULTIVERSION
-void nn_vec_mat_acc(const float *restrict v, size_t rows, const float *restrict w, size_t cols,
-                    float *restrict acc) {
+static inline __attribute__((always_inline)) void vec_mat_body(const float *restrict v, size_t rows,
+                                                               const float *restrict w, size_t cols,
+                                                               float *restrict acc) {
     for (size_t i = 0; i < rows; i++) {
         const float vi = v[i];
         const float *restrict wr = w + i * cols;
         for (size_t j = 0; j < cols; j++)
             acc[j] += vi * wr[j];
     }
+}
+
+static void vec_mat_generic(const float *restrict v, size_t rows, const float *restrict w,
+                            size_t cols, float *restrict acc) {
+    vec_mat_body(v, rows, w, cols, acc);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_X86_VARIANTS 1
+__attribute__((target("arch=x86-64-v3"))) static void
+vec_mat_avx2(const float *restrict v, size_t rows, const float *restrict w, size_t cols,
+             float *restrict acc) {
+    vec_mat_body(v, rows, w, cols, acc);
+}
+
+__attribute__((target("arch=x86-64-v4"))) static void
+vec_mat_avx512(const float *restrict v, size_t rows, const float *restrict w, size_t cols,
+               float *restrict acc) {
+    vec_mat_body(v, rows, w, cols, acc);
+}
+#endif
+
+static const struct nn_kernels generic = {vec_mat_generic, "generic"};
+#ifdef HAVE_X86_VARIANTS
+static const struct nn_kernels avx2 = {vec_mat_avx2, "avx2"};
+static const struct nn_kernels avx512 = {vec_mat_avx512, "avx512"};
+#endif
+
+static bool supported(const char *isa) {
+#ifdef HAVE_X86_VARIANTS
+    __builtin_cpu_init();
+    if (strcmp(isa, "avx512") == 0)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    if (strcmp(isa, "avx2") == 0)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    return strcmp(isa, "generic") == 0;
+}
+
+const struct nn_kernels *nn_kernels_variant(const char *isa) {
+    if (isa == NULL || !supported(isa))
+        return NULL;
+#ifdef HAVE_X86_VARIANTS
+    if (strcmp(isa, "avx512") == 0)
+        return &avx512;
+    if (strcmp(isa, "avx2") == 0)
+        return &avx2;
+#endif
+    return &generic;
+}
+
+static const struct nn_kernels *chosen;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void choose(void) {
+    const char *order[] = {"avx512", "avx2", "generic"};
+    for (int i = 0; chosen == NULL && i < 3; i++)
+        chosen = nn_kernels_variant(order[i]);
+}
+
+const struct nn_kernels *nn_kernels(void) {
+    pthread_once(&once, choose);
+    return chosen;
 }

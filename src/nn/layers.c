@@ -105,7 +105,7 @@ static void dense_run(const struct nn_layer *l, const float *x, const struct nn_
     for (size_t row = 0; row < rows; row++, x += f, y += n) {
         for (size_t j = 0; j < n; j++)
             y[j] = l->b ? l->b[j] : 0.0f;
-        nn_vec_mat_acc(x, f, l->w, n, y);
+        nn_kernels()->vec_mat_acc(x, f, l->w, n, y);
     }
 }
 

@@ -52,8 +52,8 @@ void nn_lstm_run(const struct nn_layer *l, const float *const *in, const struct 
     for (size_t t = 0; t < T; t++) {
         for (size_t j = 0; j < 4 * n; j++)
             z[j] = l->b ? l->b[j] : 0.0f;
-        nn_vec_mat_acc(in[0] + t * F, F, l->w, 4 * n, z);
-        nn_vec_mat_acc(h, n, l->u, 4 * n, z);
+        nn_kernels()->vec_mat_acc(in[0] + t * F, F, l->w, 4 * n, z);
+        nn_kernels()->vec_mat_acc(h, n, l->u, 4 * n, z);
         for (size_t j = 0; j < n; j++) {
             const float i = nn_act_scalar(&l->rec_act, z[j]);
             const float f = nn_act_scalar(&l->rec_act, z[n + j]);
@@ -87,9 +87,9 @@ void nn_gru_run(const struct nn_layer *l, const float *const *in, const struct n
             xw[j] = bx ? bx[j] : 0.0f;
             uh[j] = bh ? bh[j] : 0.0f;
         }
-        nn_vec_mat_acc(in[0] + t * F, F, l->w, 3 * n, xw);
+        nn_kernels()->vec_mat_acc(in[0] + t * F, F, l->w, 3 * n, xw);
         if (l->reset_after) {
-            nn_vec_mat_acc(h, n, l->u, 3 * n, uh);
+            nn_kernels()->vec_mat_acc(h, n, l->u, 3 * n, uh);
             for (size_t j = 0; j < n; j++) {
                 const float z = nn_act_scalar(&l->rec_act, xw[j] + uh[j]);
                 const float r = nn_act_scalar(&l->rec_act, xw[n + j] + uh[n + j]);
@@ -98,7 +98,7 @@ void nn_gru_run(const struct nn_layer *l, const float *const *in, const struct n
             }
         } else {
             /* z and r use h . U; the candidate uses (r * h) . U_h. */
-            nn_vec_mat_acc(h, n, l->u, 3 * n, uh);
+            nn_kernels()->vec_mat_acc(h, n, l->u, 3 * n, uh);
             for (size_t j = 0; j < n; j++) {
                 const float r = nn_act_scalar(&l->rec_act, xw[n + j] + uh[n + j]);
                 rh[j] = r * h[j];
