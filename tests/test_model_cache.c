@@ -407,6 +407,19 @@ static void test_edges(void) {
           cache_get(c, &(struct cache_key){"fill", "k", "3", 0}, loader, &ctx));
     char text[CACHE_KEY_MAX];
     CHECK(cache_key_format(&pre, text) && strcmp(text, "fill/k/3") == 0);
+    /* a bound key: same entry, counted as a hit; bound to another cache it
+     * falls back to the ordinary lookup; in a full cache it cannot bind */
+    struct cache_ref ref;
+    CHECK(cache_ref_init(c, &ref, "fill", "k", "3"));
+    const struct cache_stats b0 = cache_get_stats(c);
+    CHECK(cache_get_ref(c, &ref, loader, &ctx) == cache_get(c, &pre, loader, &ctx));
+    CHECK(cache_get_stats(c).hits == b0.hits + 2);
+    struct model_cache *other = cache_create();
+    const struct cache_entry *oe = cache_get_ref(other, &ref, loader, &ctx);
+    CHECK(oe->status == CACHE_OK && oe != cache_get(c, &pre, loader, &ctx));
+    cache_destroy(other);
+    CHECK(!cache_ref_init(c, &ref, "fill", "k", "new key in a full cache"));
+    CHECK(cache_get_ref(c, &ref, loader, &ctx)->status == CACHE_FULL);
     cache_destroy(c);
     cache_destroy(NULL);
     CHECK(cache_global() != NULL && cache_global() == cache_global());

@@ -5,11 +5,12 @@
  *
  * Method: for each thread count, the two variants alternate for REPEATS
  * rounds; in each, T threads start at a barrier and do LOOKUPS lookups each
- * over 4 warm keys. The figure is core-nanoseconds per lookup:
- * wall time x min(T, online CPUs) / total lookups, so a lookup that scales
- * perfectly stays flat as T grows past the core count. Medians of the
- * rounds, with min and max. */
+ * over 4 warm keys (convsel's bound once with cache_ref_init, as its
+ * callers hold them; the mutex cache finds them by name). The figure is core-nanoseconds per
+ * lookup: wall time x min(T, online CPUs) / total lookups, so a lookup that scales perfectly stays
+ * flat as T grows past the core count. Medians of the rounds, with min and max. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,10 @@
 #include "util/stats.h"
 
 static const char summary[] =
-    "Measures warm lookups in convsel's model cache and in a global-mutex cache (MIOpen's\n"
-    "fix) at each thread count, alternating the two, and prints core-ns per lookup\n"
-    "(wall x min(T, CPUs) / lookups): median, min and max over REPEATS rounds, and the ratio.";
+    "Measures warm lookups in convsel's model cache (with keys bound once, and by name) and\n"
+    "in a global-mutex cache (MIOpen's fix) at each thread count, alternating the three, and\n"
+    "prints core-ns per lookup (wall x min(T, CPUs) / lookups): median, min and max over\n"
+    "REPEATS rounds, and the mutex's ratio to each. Run with OPENBLAS_NUM_THREADS=1.";
 
 static int dummy_value = 42;
 
@@ -36,31 +38,37 @@ static bool stub_loader(void *ctx, const struct cache_key *key, void **out,
     return true;
 }
 
+enum variant { BOUND, BY_NAME, MUTEX };
+
 struct bench {
-    bool mutex_variant;
+    enum variant variant;
     struct model_cache *cache;
+    struct cache_ref refs[4]; /* convsel: keys bound once, as its callers hold them */
+    struct cache_key keys[4]; /* the mutex cache: plain keys */
     struct unguarded_cache map;
     pthread_mutex_t mu;
-    pthread_barrier_t start, done;
+    pthread_barrier_t start;
     int64_t lookups;
     long sink;
+    /* Earliest start and latest end over the workers: the main thread may be
+     * descheduled at the barrier, so it cannot time the round itself. */
+    _Atomic int64_t first_start, last_end;
 };
 
-/* Keys as the library's callers hold them: initialized (hashed) once. */
-static struct cache_key keys[4];
-
-static void init_keys(void) {
-    cache_key_init(&keys[0], "gfx942", "tunanet", "");
-    cache_key_init(&keys[1], "gfx942", "metadata", "");
-    cache_key_init(&keys[2], "gfx90a", "ktn_encoder", "ConvHipIgemmGroupFwdXdlops");
-    cache_key_init(&keys[3], "gfx908", "ktn_decoder", "ConvAsm1x1U");
-}
+static const char *const key_parts[4][3] = {
+    {"gfx942", "tunanet", ""},
+    {"gfx942", "metadata", ""},
+    {"gfx90a", "ktn_encoder", "ConvHipIgemmGroupFwdXdlops"},
+    {"gfx908", "ktn_decoder", "ConvAsm1x1U"},
+};
 
 static const void *lookup(struct bench *b, int k) {
-    if (!b->mutex_variant)
-        return cache_get(b->cache, &keys[k], stub_loader, NULL)->value;
+    if (b->variant == BOUND)
+        return cache_get_ref(b->cache, &b->refs[k], stub_loader, NULL)->value;
+    if (b->variant == BY_NAME)
+        return cache_get(b->cache, &b->keys[k], stub_loader, NULL)->value;
     pthread_mutex_lock(&b->mu);
-    const void *v = unguarded_get(&b->map, &keys[k], stub_loader, NULL);
+    const void *v = unguarded_get(&b->map, &b->keys[k], stub_loader, NULL);
     pthread_mutex_unlock(&b->mu);
     return v;
 }
@@ -69,9 +77,16 @@ static void *worker(void *arg) {
     struct bench *b = arg;
     long sink = 0;
     pthread_barrier_wait(&b->start);
+    const int64_t t0 = clock_now_ns();
     for (int64_t i = 0; i < b->lookups; i++)
         sink += *(const int *)lookup(b, (int)(i & 3));
-    pthread_barrier_wait(&b->done);
+    const int64_t t1 = clock_now_ns();
+    int64_t seen = atomic_load(&b->first_start);
+    while (t0 < seen && !atomic_compare_exchange_weak(&b->first_start, &seen, t0)) {
+    }
+    seen = atomic_load(&b->last_end);
+    while (t1 > seen && !atomic_compare_exchange_weak(&b->last_end, &seen, t1)) {
+    }
     __atomic_add_fetch(&b->sink, sink, __ATOMIC_RELAXED);
     return NULL;
 }
@@ -79,19 +94,16 @@ static void *worker(void *arg) {
 /* One round: core-ns per lookup. */
 static double round_ns(struct bench *b, int threads, int cpus) {
     pthread_t *t = calloc((size_t)threads, sizeof *t);
-    pthread_barrier_init(&b->start, NULL, (unsigned)threads + 1);
-    pthread_barrier_init(&b->done, NULL, (unsigned)threads + 1);
+    pthread_barrier_init(&b->start, NULL, (unsigned)threads);
+    atomic_store(&b->first_start, INT64_MAX);
+    atomic_store(&b->last_end, 0);
     for (int i = 0; i < threads; i++)
         pthread_create(&t[i], NULL, worker, b);
-    pthread_barrier_wait(&b->start);
-    const int64_t t0 = clock_now_ns();
-    pthread_barrier_wait(&b->done);
-    const int64_t t1 = clock_now_ns();
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
     pthread_barrier_destroy(&b->start);
-    pthread_barrier_destroy(&b->done);
     free(t);
+    const int64_t t0 = atomic_load(&b->first_start), t1 = atomic_load(&b->last_end);
     const int used = threads < cpus ? threads : cpus;
     return (double)(t1 - t0) * used / ((double)threads * (double)b->lookups);
 }
@@ -114,10 +126,10 @@ int cmd_bench_cache(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    init_keys();
     printf("warm lookups, core-ns per lookup (median [min, max] of %lld rounds), %d CPUs\n",
            (long long)repeats, cpus);
-    printf("%8s %30s %30s %8s\n", "threads", "convsel cache", "global mutex", "ratio");
+    printf("%8s %26s %26s %26s %8s %8s\n", "threads", "convsel, bound key", "convsel, by name",
+           "global mutex", "mutex/bd", "mutex/nm");
     char list[256];
     snprintf(list, sizeof list, "%s", thread_list);
     for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ",")) {
@@ -127,26 +139,34 @@ int cmd_bench_cache(int argc, char **argv) {
             fprintf(stderr, "convsel bench-cache: --threads: '%s' is not in 1..1024\n", tok);
             return EXIT_USAGE;
         }
-        struct bench safe = {.mutex_variant = false, .cache = cache_create(), .lookups = lookups};
-        struct bench mtx = {.mutex_variant = true, .lookups = lookups};
-        pthread_mutex_init(&mtx.mu, NULL);
-        for (int k = 0; k < 4; k++) { /* warm both */
-            lookup(&safe, k);
-            lookup(&mtx, k);
+        struct bench v[3] = {{.variant = BOUND, .cache = cache_create(), .lookups = lookups},
+                             {.variant = BY_NAME, .cache = cache_create(), .lookups = lookups},
+                             {.variant = MUTEX, .lookups = lookups}};
+        pthread_mutex_init(&v[MUTEX].mu, NULL);
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 4; k++) {
+                if (i == BOUND)
+                    cache_ref_init(v[i].cache, &v[i].refs[k], key_parts[k][0], key_parts[k][1],
+                                   key_parts[k][2]);
+                cache_key_init(&v[i].keys[k], key_parts[k][0], key_parts[k][1], key_parts[k][2]);
+                lookup(&v[i], k); /* warm */
+            }
+        double t[3][1000], med[3];
+        for (int r = 0; r < repeats; r++) /* interleaved */
+            for (int i = 0; i < 3; i++)
+                t[i][r] = round_ns(&v[i], (int)threads, cpus);
+        char cell[3][64];
+        for (int i = 0; i < 3; i++) {
+            med[i] = stats_median(t[i], (size_t)repeats);
+            snprintf(cell[i], sizeof cell[i], "%.1f [%.1f, %.1f]", med[i], t[i][0],
+                     t[i][repeats - 1]);
         }
-        double s[1000], m[1000];
-        for (int r = 0; r < repeats; r++) { /* interleaved */
-            s[r] = round_ns(&safe, (int)threads, cpus);
-            m[r] = round_ns(&mtx, (int)threads, cpus);
-        }
-        const double sm = stats_median(s, (size_t)repeats), mm = stats_median(m, (size_t)repeats);
-        char a[64], b[64];
-        snprintf(a, sizeof a, "%.1f [%.1f, %.1f]", sm, s[0], s[repeats - 1]);
-        snprintf(b, sizeof b, "%.1f [%.1f, %.1f]", mm, m[0], m[repeats - 1]);
-        printf("%8ld %30s %30s %7.1fx\n", threads, a, b, mm / sm);
+        printf("%8ld %26s %26s %26s %7.1fx %7.1fx\n", threads, cell[0], cell[1], cell[2],
+               med[MUTEX] / med[BOUND], med[MUTEX] / med[BY_NAME]);
         fflush(stdout);
-        cache_destroy(safe.cache);
-        pthread_mutex_destroy(&mtx.mu);
+        cache_destroy(v[BOUND].cache);
+        cache_destroy(v[BY_NAME].cache);
+        pthread_mutex_destroy(&v[MUTEX].mu);
     }
     return EXIT_OK;
 }

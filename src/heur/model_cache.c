@@ -412,3 +412,36 @@ struct cache_stats cache_get_stats(struct model_cache *c) {
     pthread_mutex_unlock(&c->mu);
     return st;
 }
+
+/* ---------------------------- bound keys ---------------------------- */
+
+bool cache_ref_init(struct model_cache *c, struct cache_ref *ref, const char *target,
+                    const char *kind, const char *solver) {
+    cache_key_init(&ref->key, target, kind, solver);
+    ref->generation = 0;
+    ref->slot = -1;
+    char text[CACHE_KEY_MAX];
+    if (c == NULL || !cache_key_format(&ref->key, text))
+        return false;
+    pthread_mutex_lock(&c->mu);
+    struct slot *s = find_slot(c, text, key_hash(&ref->key), true);
+    if (s != NULL) {
+        ref->slot = (int)(s - c->slots);
+        ref->generation = c->generation;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return s != NULL;
+}
+
+const struct cache_entry *cache_get_ref(struct model_cache *c, const struct cache_ref *ref,
+                                        cache_loader_fn loader, void *ctx) {
+    if (c != NULL && ref != NULL && ref->generation == c->generation && loader != NULL) {
+        const struct cache_entry *e =
+            atomic_load_explicit(&c->slots[ref->slot].entry, memory_order_acquire);
+        if (e != NULL) {
+            count_hit(c);
+            return e;
+        }
+    }
+    return cache_get(c, ref ? &ref->key : NULL, loader, ctx);
+}

@@ -100,6 +100,28 @@ struct model_cache *cache_global(void);
 const struct cache_entry *cache_get(struct model_cache *c, const struct cache_key *key,
                                     cache_loader_fn loader, void *ctx);
 
+/* A key bound to its slot in one cache, for callers that look the same key
+ * up again and again (a heuristic's per-arch model). A slot, once reserved
+ * for a key, keeps it for the cache's lifetime, so a bound lookup needs no
+ * hashing and no key comparison: the hot path is one acquire load. */
+struct cache_ref {
+    struct cache_key key;
+    uint64_t generation; /* of the cache it is bound to */
+    int slot;            /* -1: unbound (cache full or bad key) */
+};
+
+/* Binds ref to key in cache c, reserving the key's slot without loading
+ * anything. The key's strings are not copied and must outlive ref. Returns
+ * false (ref then works through the ordinary lookup) if the key is bad or
+ * the cache full. */
+bool cache_ref_init(struct model_cache *c, struct cache_ref *ref, const char *target,
+                    const char *kind, const char *solver);
+
+/* cache_get for a bound key; same results and guarantees. A ref bound to
+ * another cache is looked up the ordinary way. */
+const struct cache_entry *cache_get_ref(struct model_cache *c, const struct cache_ref *ref,
+                                        cache_loader_fn loader, void *ctx);
+
 /* Drops the key's entry so that the next cache_get loads again. The old
  * entry is retired (still valid for anyone holding it). Returns false if
  * the key is unknown or its load is in flight. */
