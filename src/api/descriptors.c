@@ -17,13 +17,18 @@ static const char *layout_name(convsel_layout_t l) {
     return l == CONVSEL_LAYOUT_NCHW ? "NCHW" : "NHWC";
 }
 
+/* Allocates a zeroed descriptor of `size` bytes into *out. */
+static convsel_status_t create_desc(void **out, size_t size) {
+    if (out == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    *out = calloc(1, size);
+    return *out ? CONVSEL_STATUS_SUCCESS : CONVSEL_STATUS_ALLOC_FAILED;
+}
+
 /* ---------------------------- tensor ---------------------------- */
 
 convsel_status_t convsel_tensor_desc_create(convsel_tensor_desc_t *desc_out) {
-    if (desc_out == NULL)
-        return CONVSEL_STATUS_BAD_PARAM;
-    *desc_out = calloc(1, sizeof **desc_out);
-    return *desc_out ? CONVSEL_STATUS_SUCCESS : CONVSEL_STATUS_ALLOC_FAILED;
+    return create_desc((void **)desc_out, sizeof **desc_out);
 }
 
 void convsel_tensor_desc_destroy(convsel_tensor_desc_t desc) {
@@ -81,10 +86,7 @@ convsel_status_t convsel_tensor_desc_get_4d(const_convsel_tensor_desc_t d,
 /* ---------------------------- filter ---------------------------- */
 
 convsel_status_t convsel_filter_desc_create(convsel_filter_desc_t *desc_out) {
-    if (desc_out == NULL)
-        return CONVSEL_STATUS_BAD_PARAM;
-    *desc_out = calloc(1, sizeof **desc_out);
-    return *desc_out ? CONVSEL_STATUS_SUCCESS : CONVSEL_STATUS_ALLOC_FAILED;
+    return create_desc((void **)desc_out, sizeof **desc_out);
 }
 
 void convsel_filter_desc_destroy(convsel_filter_desc_t desc) {
@@ -120,14 +122,11 @@ convsel_status_t convsel_filter_desc_get(const_convsel_filter_desc_t d,
 /* ---------------------------- convolution ---------------------------- */
 
 convsel_status_t convsel_conv_desc_create(convsel_conv_desc_t *desc_out) {
-    if (desc_out == NULL)
-        return CONVSEL_STATUS_BAD_PARAM;
-    struct convsel_conv_desc *d = calloc(1, sizeof *d);
-    if (d == NULL)
-        return CONVSEL_STATUS_ALLOC_FAILED;
-    d->stride_h = d->stride_w = d->dil_h = d->dil_w = d->groups = 1;
-    *desc_out = d;
-    return CONVSEL_STATUS_SUCCESS;
+    const convsel_status_t st = create_desc((void **)desc_out, sizeof **desc_out);
+    if (st == CONVSEL_STATUS_SUCCESS)
+        (*desc_out)->stride_h = (*desc_out)->stride_w = (*desc_out)->dil_h = (*desc_out)->dil_w =
+            (*desc_out)->groups = 1;
+    return st;
 }
 
 void convsel_conv_desc_destroy(convsel_conv_desc_t desc) {

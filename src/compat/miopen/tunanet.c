@@ -182,54 +182,24 @@ static void raw_features(const struct arch_spec *a, const struct tn_metadata *md
     const float D = (float)(p->direction == MIOPEN_BWD_WEIGHTS ? md->dir_w
                             : p->direction == MIOPEN_BWD_DATA  ? md->dir_b
                                                                : md->dir_f);
-    if (a->n_features == 24) { /* gfx908, with the depth entries of a 3-D layout fixed at 1 */
+    /* The feature orders of section 2.3, one table row per line. */
+    const float c = (float)p->c, h = (float)p->h, w = (float)p->w, k = (float)p->k;
+    const float ho = (float)p->ho, wo = (float)p->wo, fy = (float)p->fy, fx = (float)p->fx;
+    const float ph = (float)p->ph, pw = (float)p->pw, sh = (float)p->sh, sw = (float)p->sw;
+    const float dh = (float)p->dh, dw = (float)p->dw, n = (float)p->n, g = (float)p->g;
+    if (a->n_features == 24) { /* gfx908: depth entries of a 3-D layout fixed at 1 */
         const float L =
             (float)(strcmp(p->layout, "NCDHW") == 0 ? md->layout_ncdhw : md->layout_nchw);
-        const float v[24] = {(float)p->c,
-                             1,
-                             (float)p->h,
-                             (float)p->w,
-                             1,
-                             (float)p->fy,
-                             (float)p->fx,
-                             (float)p->k,
-                             1,
-                             (float)p->ho,
-                             (float)p->wo,
-                             (float)p->n,
-                             1,
-                             (float)p->ph,
-                             (float)p->pw,
-                             1,
-                             (float)p->sh,
-                             (float)p->sw,
-                             (float)p->dh,
-                             (float)p->dw,
-                             L,
-                             P,
-                             D,
-                             (float)p->g};
+        // clang-format off
+        const float v[24] = {c, 1, h, w, 1, fy, fx, k, 1, ho, wo, n,
+                             1, ph, pw, 1, sh, sw, dh, dw, L, P, D, g};
+        // clang-format on
         memcpy(f, v, sizeof v);
         return;
     }
-    const float v[18] = {(float)p->c,
-                         (float)p->h,
-                         (float)p->w,
-                         (float)p->k,
-                         (float)p->ho,
-                         (float)p->wo,
-                         (float)p->fy,
-                         (float)p->fx,
-                         (float)p->ph,
-                         (float)p->pw,
-                         (float)p->sh,
-                         (float)p->sw,
-                         (float)p->dh,
-                         (float)p->dw,
-                         (float)p->n,
-                         P,
-                         D,
-                         (float)p->g};
+    // clang-format off
+    const float v[18] = {c, h, w, k, ho, wo, fy, fx, ph, pw, sh, sw, dh, dw, n, P, D, g};
+    // clang-format on
     memcpy(f, v, sizeof v);
 }
 
