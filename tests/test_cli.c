@@ -41,6 +41,9 @@ int main(void) {
     expect("conv -c 8 -H 7 -W 7 -k 8 -S im2col_gemm -V 1 -i 1 --threads 1", 0,
            NEEDLES("solver    im2col_gemm", "threads   1", "verified"));
 
+    expect("conv -n 2 -c 32 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 --find", 0,
+           NEEDLES("rank solver", "gemm_1x1", "im2col_gemm", "GFLOP/s"));
+
     /* Bad input: exit 2 and a message naming what is wrong. */
     expect("conv -n -1", 2, NEEDLES("x_desc.n = -1", "flag -n"));
     expect("conv -y 60", 2, NEEDLES("output height = 0"));

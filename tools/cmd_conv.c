@@ -26,6 +26,7 @@ struct conv_options {
     struct problem_flags pf;
     int64_t iters, verify, threads;
     const char *solver;
+    bool find;
 };
 
 /* The data of one run: tensors, sizes, and the handle's descriptors. */
@@ -92,10 +93,29 @@ static int verify_output(convsel_handle_t h, const struct problem_descs *d, stru
     return EXIT_OK;
 }
 
+/* --find: every applicable solver, fastest first. */
+static int print_find_table(convsel_handle_t h, const struct problem_descs *d,
+                            const struct conv_buffers *b, double flops) {
+    convsel_perf_result_t r[64];
+    int n = 0;
+    if (convsel_find_forward(h, d->x, b->x, d->w, b->w, d->conv, d->y, b->y, r, 64, &n) !=
+        CONVSEL_STATUS_SUCCESS) {
+        fprintf(stderr, "convsel conv: find: %s\n", convsel_get_error_message(h));
+        return EXIT_FAILED;
+    }
+    printf("\n%4s %-20s %12s %12s %12s %6s %10s %14s\n", "rank", "solver", "median ms", "min ms",
+           "max ms", "runs", "GFLOP/s", "workspace B");
+    for (int i = 0; i < n; i++)
+        printf("%4d %-20s %12.4f %12.4f %12.4f %6d %10.1f %14zu\n", i + 1, r[i].name, r[i].time_ms,
+               r[i].time_min_ms, r[i].time_max_ms, r[i].runs, flops / r[i].time_ms * 1e-6,
+               r[i].workspace_bytes);
+    return EXIT_OK;
+}
+
 int cmd_conv(int argc, char **argv) {
     struct conv_options o = {.iters = 10, .verify = 0, .threads = -1, .solver = "auto"};
     problem_flags_defaults(&o.pf);
-    struct cli_flag flags[PROBLEM_FLAG_COUNT + 4];
+    struct cli_flag flags[PROBLEM_FLAG_COUNT + 5];
     problem_flags_table(&o.pf, flags);
     flags[PROBLEM_FLAG_COUNT + 0] =
         (struct cli_flag){"-i",     "--iter", CLI_INT,
@@ -106,6 +126,9 @@ int cmd_conv(int argc, char **argv) {
         "-S", "--solver", CLI_STRING, &o.solver, "SOLVER|auto", "solver name (default auto)"};
     flags[PROBLEM_FLAG_COUNT + 3] = (struct cli_flag){
         NULL, "--threads", CLI_INT, &o.threads, "T", "threads (default: online CPUs)"};
+    flags[PROBLEM_FLAG_COUNT + 4] =
+        (struct cli_flag){NULL,    "--find", CLI_SWITCH,
+                          &o.find, "",       "time every applicable solver and print the table"};
     const size_t nflags = sizeof flags / sizeof flags[0];
 
     int rc = cli_parse("conv", summary, argc, argv, flags, nflags);
@@ -190,6 +213,10 @@ int cmd_conv(int argc, char **argv) {
     printf("solver    %s%s\n", s->name, automatic ? " (auto: fallback rules)" : "");
     printf("threads   %d\n", threads);
     fflush(stdout);
+    if (o.find) {
+        rc = print_find_table(h, &d, &b, problem_flops(&p));
+        goto done;
+    }
     if ((rc = run_and_time(h, id, &d, &b, o.iters, samples)) != EXIT_OK)
         goto done;
     const double median = stats_median(samples, (size_t)o.iters);

@@ -298,6 +298,39 @@ CONVSEL_API convsel_status_t convsel_convolution_forward(
     const_convsel_conv_desc_t conv_desc, const_convsel_tensor_desc_t y_desc, float *y,
     void *workspace, size_t workspace_bytes);
 
+/* ------------------------------------------------------------------ */
+/* Exhaustive find                                                      */
+/* ------------------------------------------------------------------ */
+
+/** One solver's measurement from convsel_find_forward. */
+typedef struct convsel_perf_result {
+    convsel_solver_id_t solver;
+    const char *name;       /**< static text */
+    double time_ms;         /**< median of the timed runs */
+    double time_min_ms;     /**< fastest timed run */
+    double time_max_ms;     /**< slowest timed run: max/min shows the noise */
+    int runs;               /**< timed runs behind the median */
+    size_t workspace_bytes; /**< what convsel_convolution_forward needs for it */
+} convsel_perf_result_t;
+
+/** Times every solver applicable to the problem and returns them fastest
+ *  first. The reference solver (an oracle, not a contender) is timed only
+ *  when no other solver applies. Each solver runs once to warm up, then the solvers take turns
+ *  (interleaved, so a burst of noise on a shared machine hits all of them)
+ *  until each has at least 5 timed runs and the measurement has taken
+ *  about 0.2 s or 50 rounds, whichever comes first; the median is reported.
+ *  The workspace is allocated internally; y receives the output of the
+ *  last run.
+ *  @param max_results  Capacity of results_out.
+ *  @param count_out    Receives the number of results written (<= max).
+ *  @returns SUCCESS, BAD_PARAM (invalid descriptors or NULL data),
+ *  ALLOC_FAILED. */
+CONVSEL_API convsel_status_t
+convsel_find_forward(convsel_handle_t handle, const_convsel_tensor_desc_t x_desc, const float *x,
+                     const_convsel_filter_desc_t w_desc, const float *w,
+                     const_convsel_conv_desc_t conv_desc, const_convsel_tensor_desc_t y_desc,
+                     float *y, convsel_perf_result_t *results_out, int max_results, int *count_out);
+
 #ifdef __cplusplus
 }
 #endif

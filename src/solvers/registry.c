@@ -5,10 +5,14 @@
 
 #include "solvers/solver.h"
 
+extern const struct solver solver_gemm_1x1;
+extern const struct solver solver_gemm_1x1_strided;
 extern const struct solver solver_im2col_gemm;
 extern const struct solver solver_reference;
 
 static const struct solver *const registry[] = {
+    &solver_gemm_1x1,
+    &solver_gemm_1x1_strided,
     &solver_im2col_gemm,
     &solver_reference,
 };

@@ -1,0 +1,114 @@
+/* find.c -- exhaustive find: time every applicable solver on the caller's
+ * data and rank them. The protocol (warm-up, interleaved rounds, medians)
+ * is chosen for a noisy shared machine: every solver sees the same bursts
+ * of interference, and a median ignores the few runs they hit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/descriptors.h"
+#include "api/handle.h"
+#include "solvers/solver.h"
+#include "util/clock.h"
+#include "util/stats.h"
+
+#define MIN_RUNS 5
+#define MAX_ROUNDS 50
+#define TARGET_NS 200000000LL /* ~0.2 s of measurement */
+
+struct candidate {
+    int id;
+    const struct solver *s;
+    double samples[MAX_ROUNDS];
+    int runs;
+};
+
+static int by_time(const void *a, const void *b) {
+    const convsel_perf_result_t *x = a, *y = b;
+    return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
+}
+
+convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_desc_t x_desc,
+                                      const float *x, const_convsel_filter_desc_t w_desc,
+                                      const float *w, const_convsel_conv_desc_t conv_desc,
+                                      const_convsel_tensor_desc_t y_desc, float *y,
+                                      convsel_perf_result_t *results, int max_results,
+                                      int *count_out) {
+    if (h == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    if (y_desc == NULL)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "y_desc is NULL");
+    struct conv_problem p;
+    convsel_status_t st = problem_from_descriptors(h, x_desc, w_desc, conv_desc, y_desc, &p);
+    if (st != CONVSEL_STATUS_SUCCESS)
+        return st;
+    if (x == NULL || w == NULL || y == NULL || count_out == NULL ||
+        (results == NULL && max_results > 0) || max_results < 0)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,
+                           "x, w, y and count_out must be non-NULL, and results_out when "
+                           "max_results = %d > 0",
+                           max_results);
+    *count_out = 0;
+
+    const int n = solver_count();
+    struct candidate *c = calloc((size_t)n, sizeof *c);
+    convsel_perf_result_t *all = calloc((size_t)n, sizeof *all);
+    void *workspace = NULL;
+    size_t ws_max = 0;
+    int k = 0;
+    st = CONVSEL_STATUS_ALLOC_FAILED;
+    if (c == NULL || all == NULL) {
+        handle_fail(h, st, "find: out of memory");
+        goto done;
+    }
+    const int ref = solver_reference_id();
+    for (int id = 0; id < n; id++) {
+        const struct solver *s = solver_get(id);
+        /* The reference is the oracle, never the fastest: timed only when
+         * nothing else applies. */
+        if (!s->is_applicable(&p, NULL) || id == ref)
+            continue;
+        c[k++] = (struct candidate){.id = id, .s = s};
+        const size_t ws = s->workspace_size(&p);
+        ws_max = ws > ws_max ? ws : ws_max;
+    }
+    if (k == 0)
+        c[k++] = (struct candidate){.id = ref, .s = solver_get(ref)};
+    if (ws_max > 0 && (workspace = malloc(ws_max)) == NULL) {
+        handle_fail(h, st, "find: cannot allocate %zu bytes of workspace", ws_max);
+        goto done;
+    }
+    struct conv_run_args args = {.p = &p, .x = x, .w = w, .y = y, .workspace = workspace,
+                                 .workspace_bytes = ws_max, .num_threads = h->num_threads};
+    const int64_t start = clock_now_ns();
+    for (int round = -1; round < MAX_ROUNDS; round++) { /* round -1 warms up */
+        for (int i = 0; i < k; i++) {
+            const int64_t t0 = clock_now_ns();
+            st = c[i].s->run(&args);
+            const int64_t t1 = clock_now_ns();
+            if (st != CONVSEL_STATUS_SUCCESS) {
+                handle_fail(h, st, "find: solver %s failed", c[i].s->name);
+                goto done;
+            }
+            if (round >= 0)
+                c[i].samples[c[i].runs++] = (double)(t1 - t0) * 1e-6;
+        }
+        if (round + 1 >= MIN_RUNS && clock_now_ns() - start >= TARGET_NS)
+            break;
+    }
+    for (int i = 0; i < k; i++) {
+        const double med = stats_median(c[i].samples, (size_t)c[i].runs);
+        all[i] = (convsel_perf_result_t){c[i].id, c[i].s->name, med, c[i].samples[0],
+                                         c[i].samples[c[i].runs - 1], c[i].runs,
+                                         c[i].s->workspace_size(&p)};
+    }
+    qsort(all, (size_t)k, sizeof *all, by_time);
+    *count_out = k < max_results ? k : max_results;
+    if (*count_out > 0)
+        memcpy(results, all, (size_t)*count_out * sizeof *results);
+    st = CONVSEL_STATUS_SUCCESS;
+done:
+    free(workspace);
+    free(all);
+    free(c);
+    return st;
+}
