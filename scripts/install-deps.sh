@@ -8,6 +8,8 @@ packages=(
   libcjson-dev        # model runtime: JSON parsing of frugally-deep files
   libsqlite3-dev      # performance database
   libopenblas-dev     # cblas_sgemm for the GEMM-based solvers
+  libdnnl-dev         # oneDNN 2.6: the oneDNN-backed solvers and the bench baseline
+  python3-torch       # reference outputs for tests/test_torch_reference.c
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes
 )
 

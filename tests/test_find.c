@@ -29,9 +29,8 @@ static void check_problem(convsel_handle_t h, struct test_problem tp) {
                  CONVSEL_STATUS_SUCCESS);
     int applicable = 0;
     for (int id = 0; id < convsel_solver_count(); id++)
-        applicable += id != ref_id &&
-                      convsel_solver_is_applicable(h, id, d.x, d.w, d.conv, d.y) ==
-                          CONVSEL_STATUS_SUCCESS;
+        applicable += id != ref_id && convsel_solver_is_applicable(h, id, d.x, d.w, d.conv, d.y) ==
+                                          CONVSEL_STATUS_SUCCESS;
     CHECK(n == applicable && n > 0);
     for (int i = 0; i < n; i++) {
         CHECK(r[i].solver != ref_id && strcmp(r[i].name, convsel_solver_name(r[i].solver)) == 0);

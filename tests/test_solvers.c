@@ -44,6 +44,31 @@ static struct test_problem random_problem(struct rng *g) {
     return tp;
 }
 
+/* Realistic layer shapes (scaled down), so that solvers with narrow
+ * applicability (Winograd, 1x1 GEMM) are exercised on the shapes they are
+ * for: {n, c, hw, k, rs, pad, stride, dil, groups}. */
+static const int64_t named[][9] = {
+    {1, 64, 14, 64, 3, 1, 1, 1, 1},  {2, 32, 28, 64, 3, 1, 1, 1, 1},
+    {1, 16, 15, 32, 3, 1, 1, 1, 1},  {1, 128, 7, 128, 3, 1, 1, 1, 1},
+    {2, 64, 14, 256, 1, 0, 1, 1, 1}, {1, 256, 14, 64, 1, 0, 2, 1, 1},
+    {1, 3, 32, 16, 7, 3, 2, 1, 1},   {1, 32, 16, 32, 3, 1, 1, 1, 32},
+    {1, 64, 12, 64, 3, 1, 1, 1, 8},  {1, 32, 17, 32, 3, 2, 1, 2, 1},
+    {2, 16, 9, 32, 5, 2, 1, 1, 1},   {1, 48, 10, 48, 3, 0, 1, 1, 1},
+};
+
+static struct test_problem named_problem(size_t i, int variant) {
+    const int64_t *v = named[i];
+    struct test_problem tp = test_problem_default();
+    tp.n = v[0], tp.c = v[1], tp.h = tp.w = v[2], tp.k = v[3], tp.r = tp.s = v[4];
+    tp.pad_h = tp.pad_w = v[5], tp.stride_h = tp.stride_w = v[6], tp.dil_h = tp.dil_w = v[7];
+    tp.groups = v[8];
+    tp.layout = variant & 1 ? CONVSEL_LAYOUT_NHWC : CONVSEL_LAYOUT_NCHW;
+    tp.filter_layout = variant & 2 ? CONVSEL_FILTER_KRSC : CONVSEL_FILTER_KCRS;
+    return tp;
+}
+
+#define NAMED_RUNS (int)(4 * sizeof named / sizeof named[0])
+
 int main(void) {
     convsel_handle_t h;
     convsel_handle_create(&h);
@@ -51,8 +76,12 @@ int main(void) {
     struct rng g = rng_seed(11);
     int problems = 0;
     int runs[64] = {0};
-    while (problems < 500) {
-        struct test_problem tp = random_problem(&g);
+    double worst[64] = {0}; /* largest relative error seen per solver */
+    while (problems < 500 + NAMED_RUNS) {
+        const int named_index = problems - 500;
+        struct test_problem tp = named_index >= 0
+                                     ? named_problem((size_t)named_index / 4, named_index % 4)
+                                     : random_problem(&g);
         struct test_descs d;
         if (test_descs_create(h, &tp, &d) != CONVSEL_STATUS_SUCCESS) {
             test_descs_destroy(&d);
@@ -84,6 +113,8 @@ int main(void) {
                 h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work, ws),
                 CONVSEL_STATUS_SUCCESS);
             struct verify_result r = verify_compare(y, ref, d.y_count);
+            if (r.rel_error > worst[id])
+                worst[id] = r.rel_error;
             const double tol = solver_get(id)->tolerance;
             if (!CHECK(verify_passes(&r, tol))) {
                 char key[CONVSEL_PROBLEM_KEY_MAX];
@@ -102,8 +133,10 @@ int main(void) {
         test_descs_destroy(&d);
     }
     for (int id = 0; id < convsel_solver_count(); id++) {
-        printf("  %-20s ran on %d of %d problems\n", convsel_solver_name(id), runs[id], problems);
-        CHECK(runs[id] > 0); /* every solver is exercised */
+        printf("  %-20s ran on %3d of %d problems, worst max|y-ref|/max|ref| %.2e (tolerance "
+               "%.0e)\n",
+               convsel_solver_name(id), runs[id], problems, worst[id], solver_get(id)->tolerance);
+        CHECK(runs[id] >= 10); /* every solver is exercised, on more than a handful */
     }
     convsel_handle_destroy(h);
     return test_finish("test_solvers");

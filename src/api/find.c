@@ -77,14 +77,24 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
         handle_fail(h, st, "find: cannot allocate %zu bytes of workspace", ws_max);
         goto done;
     }
-    struct conv_run_args args = {.p = &p, .x = x, .w = w, .y = y, .workspace = workspace,
-                                 .workspace_bytes = ws_max, .num_threads = h->num_threads};
+    struct conv_run_args args = {.p = &p,
+                                 .x = x,
+                                 .w = w,
+                                 .y = y,
+                                 .workspace = workspace,
+                                 .workspace_bytes = ws_max,
+                                 .num_threads = h->num_threads};
     const int64_t start = clock_now_ns();
     for (int round = -1; round < MAX_ROUNDS; round++) { /* round -1 warms up */
         for (int i = 0; i < k; i++) {
             const int64_t t0 = clock_now_ns();
             st = c[i].s->run(&args);
             const int64_t t1 = clock_now_ns();
+            if (st == CONVSEL_STATUS_NOT_SUPPORTED && round < 0) {
+                /* a backend found no implementation after all: not a contender */
+                c[i--] = c[--k];
+                continue;
+            }
             if (st != CONVSEL_STATUS_SUCCESS) {
                 handle_fail(h, st, "find: solver %s failed", c[i].s->name);
                 goto done;
@@ -97,8 +107,12 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
     }
     for (int i = 0; i < k; i++) {
         const double med = stats_median(c[i].samples, (size_t)c[i].runs);
-        all[i] = (convsel_perf_result_t){c[i].id, c[i].s->name, med, c[i].samples[0],
-                                         c[i].samples[c[i].runs - 1], c[i].runs,
+        all[i] = (convsel_perf_result_t){c[i].id,
+                                         c[i].s->name,
+                                         med,
+                                         c[i].samples[0],
+                                         c[i].samples[c[i].runs - 1],
+                                         c[i].runs,
                                          c[i].s->workspace_size(&p)};
     }
     qsort(all, (size_t)k, sizeof *all, by_time);

@@ -8,13 +8,13 @@
 extern const struct solver solver_gemm_1x1;
 extern const struct solver solver_gemm_1x1_strided;
 extern const struct solver solver_im2col_gemm;
+extern const struct solver solver_onednn_direct;
+extern const struct solver solver_onednn_winograd;
 extern const struct solver solver_reference;
 
 static const struct solver *const registry[] = {
-    &solver_gemm_1x1,
-    &solver_gemm_1x1_strided,
-    &solver_im2col_gemm,
-    &solver_reference,
+    &solver_gemm_1x1,      &solver_gemm_1x1_strided, &solver_im2col_gemm,
+    &solver_onednn_direct, &solver_onednn_winograd,  &solver_reference,
 };
 
 int solver_count(void) {
