@@ -43,6 +43,7 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 int cmd_conv(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_race(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_bench_cache(int argc, char **argv);
 

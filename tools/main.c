@@ -11,6 +11,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"conv", cmd_conv, "run one convolution, time it, optionally verify it"},
+    {"bench", cmd_bench, "benchmark every solver, the oracle and oneDNN on a CSV of problems"},
     {"predict", cmd_predict, "what MIOpen's AI heuristics pick, from MIOpen's model files"},
     {"race", cmd_race, "the model-cache race harness (safe vs unguarded cache)"},
     {"bench-cache", cmd_bench_cache, "warm lookup cost: convsel's cache vs a global mutex"},

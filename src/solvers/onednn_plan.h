@@ -1,0 +1,34 @@
+/* onednn_plan.h -- one convolution set up in oneDNN 2.6: the primitive in
+ * oneDNN's preferred layouts plus the reorders from and to the caller's
+ * NCHW/NHWC tensors. Used by the oneDNN-backed solvers (a plan per call)
+ * and by `convsel bench` for its onednn-auto baseline (weights packed once). */
+#ifndef CONVSEL_SOLVERS_ONEDNN_PLAN_H
+#define CONVSEL_SOLVERS_ONEDNN_PLAN_H
+
+#include "core/problem.h"
+
+enum onednn_alg { ONEDNN_DIRECT, ONEDNN_WINOGRAD, ONEDNN_AUTO };
+
+struct onednn_plan;
+
+/* Whether oneDNN runs p with alg, reorders included; remembered per problem
+ * key and algorithm (asking costs 35-190 us). */
+bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg);
+
+/* Sets p up. With packed_weights non-NULL the weights are reordered into
+ * oneDNN's layout once, here; runs then ignore their w argument. NULL when
+ * oneDNN cannot run p (or on allocation failure). */
+struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg,
+                                       const float *packed_weights);
+
+/* y = conv(x, w) with num_threads OpenMP threads (set for the calling
+ * thread only): reorders in, convolution, reorder out. */
+convsel_status_t onednn_plan_run(struct onednn_plan *plan, const float *x, const float *w,
+                                 float *y, int num_threads);
+
+/* oneDNN's name for the implementation it chose, e.g. "brgconv:avx512_core". */
+const char *onednn_plan_impl(const struct onednn_plan *plan);
+
+void onednn_plan_destroy(struct onednn_plan *plan);
+
+#endif

@@ -1,0 +1,287 @@
+/* cmd_bench.c -- `convsel bench`: every applicable convsel solver, the
+ * oracle (the fastest of them per problem) and oneDNN's convolution_auto
+ * with NCHW tensors at the API boundary (its reorders inside the timing,
+ * weights packed once outside it), on a CSV of problems, in one run.
+ *
+ * Method, for a shared and noisy machine: all variants of a problem run
+ * once to warm up (and are verified), then take turns (interleaved rounds)
+ * until each has MIN_RUNS timings and the problem has been measured for
+ * MIN_SECONDS; medians are reported with the max/min spread. Every output
+ * is verified against im2col_gemm's (which the test suite verifies against
+ * the reference on 548 problems): the reference itself would take minutes
+ * per large problem. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/descriptors.h"
+#include "cli.h"
+#include "core/verify.h"
+#include "problem_flags.h"
+#include "solvers/onednn_plan.h"
+#include "solvers/solver.h"
+#include "util/clock.h"
+#include "util/rng.h"
+#include "util/stats.h"
+
+#define MIN_RUNS 5
+#define MAX_ROUNDS 40
+#define MIN_SECONDS 0.3
+#define MAX_VARIANTS 32
+
+static const char summary[] =
+    "Benchmarks every applicable convsel solver, the oracle (the fastest of them per problem)\n"
+    "and onednn-auto (oneDNN convolution_auto, NCHW at the boundary, reorders timed, weights\n"
+    "packed once) on each problem of FILE, verifies every output, prints GFLOP/s medians and\n"
+    "spread, and ends with 'geomean oracle/onednn-auto = X.XX (N problems)'.\n"
+    "FILE's header: name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups (NCHW).";
+
+static const char header[] = "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups";
+
+struct row {
+    char name[64];
+    struct problem_flags pf;
+};
+
+/* Reads FILE into rows; exit code on error (the message names line and field). */
+static int read_problems(const char *path, struct row **rows_out, int *count_out) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "convsel bench: --problems %s: cannot open\n", path);
+        return EXIT_USAGE;
+    }
+    char line[1024];
+    int n = 0, cap = 0, lineno = 1, rc = EXIT_OK;
+    struct row *rows = NULL;
+    if (fgets(line, sizeof line, f) == NULL || strncmp(line, header, strlen(header)) != 0 ||
+        (line[strlen(header)] != '\n' && line[strlen(header)] != '\r' &&
+         line[strlen(header)] != '\0')) {
+        fprintf(stderr, "convsel bench: %s: line 1 must be the header\n  %s\n", path, header);
+        fclose(f);
+        return EXIT_USAGE;
+    }
+    while (fgets(line, sizeof line, f) != NULL) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '#')
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            struct row *r = realloc(rows, (size_t)cap * sizeof *rows);
+            if (r == NULL) {
+                rc = EXIT_FAILED;
+                break;
+            }
+            rows = r;
+        }
+        struct row *r = &rows[n];
+        problem_flags_defaults(&r->pf);
+        int64_t *fields[14] = {&r->pf.n,        &r->pf.c,        &r->pf.h,     &r->pf.w,
+                               &r->pf.k,        &r->pf.y,        &r->pf.x,     &r->pf.pad_h,
+                               &r->pf.pad_w,    &r->pf.stride_h, &r->pf.stride_w, &r->pf.dil_h,
+                               &r->pf.dil_w,    &r->pf.groups};
+        char *save = NULL, *tok = strtok_r(line, ",\r\n", &save);
+        if (tok == NULL || strlen(tok) >= sizeof r->name) {
+            fprintf(stderr, "convsel bench: %s line %d: missing or too long name\n", path, lineno);
+            rc = EXIT_USAGE;
+            break;
+        }
+        strcpy(r->name, tok);
+        for (int i = 0; i < 14 && rc == EXIT_OK; i++) {
+            tok = strtok_r(NULL, ",\r\n", &save);
+            char *end = NULL;
+            const long long v = tok ? strtoll(tok, &end, 10) : 0;
+            if (tok == NULL || *end != '\0') {
+                fprintf(stderr, "convsel bench: %s line %d: column %d (%s) is not an integer\n",
+                        path, lineno, i + 2, i == 0 ? "n" : "see header");
+                rc = EXIT_USAGE;
+            }
+            *fields[i] = v;
+        }
+        if (rc == EXIT_OK && strtok_r(NULL, ",\r\n", &save) != NULL) {
+            fprintf(stderr, "convsel bench: %s line %d: more than 15 columns\n", path, lineno);
+            rc = EXIT_USAGE;
+        }
+        if (rc != EXIT_OK)
+            break;
+        n++;
+    }
+    fclose(f);
+    if (rc == EXIT_OK && n == 0) {
+        fprintf(stderr, "convsel bench: %s: no problems\n", path);
+        rc = EXIT_USAGE;
+    }
+    if (rc != EXIT_OK) {
+        free(rows);
+        return rc;
+    }
+    *rows_out = rows;
+    *count_out = n;
+    return EXIT_OK;
+}
+
+/* One variant of one problem: a solver, or the oneDNN baseline. */
+struct variant {
+    const char *name;
+    const struct solver *solver; /* NULL: onednn-auto */
+    struct onednn_plan *plan;
+    double t[MAX_ROUNDS];
+    int runs;
+    double median, spread;
+    bool failed;
+};
+
+struct bench_state {
+    const struct conv_problem *p;
+    const float *x, *w;
+    float *y;
+    void *ws;
+    size_t ws_bytes;
+    int threads;
+};
+
+static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
+    if (v->solver == NULL)
+        return onednn_plan_run(v->plan, b->x, b->w, b->y, b->threads);
+    const struct conv_run_args a = {b->p, b->x, b->w, b->y, b->ws, b->ws_bytes, b->threads};
+    return v->solver->run(&a);
+}
+
+int cmd_bench(int argc, char **argv) {
+    const char *problems = NULL, *csv_path = NULL;
+    int64_t threads = 2;
+    const struct cli_flag flags[] = {
+        {NULL, "--problems", CLI_STRING, &problems, "FILE", "CSV of problems (required)"},
+        {NULL, "--threads", CLI_INT, &threads, "N", "threads for every variant (default 2)"},
+        {NULL, "--csv", CLI_STRING, &csv_path, "OUT", "also write the results as CSV"},
+    };
+    int rc = cli_parse("bench", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (problems == NULL || threads < 1 || threads > 256) {
+        fprintf(stderr, "convsel bench: --problems FILE is required; --threads must be 1..256\n");
+        return EXIT_USAGE;
+    }
+    struct row *rows;
+    int n_rows;
+    if ((rc = read_problems(problems, &rows, &n_rows)) != EXIT_OK)
+        return rc;
+    FILE *csv = NULL;
+    if (csv_path && (csv = fopen(csv_path, "w")) == NULL) {
+        fprintf(stderr, "convsel bench: --csv %s: cannot write\n", csv_path);
+        free(rows);
+        return EXIT_USAGE;
+    }
+    if (csv)
+        fprintf(csv, "name,gflop,variant,gflops_median,spread,verified\n");
+    convsel_handle_t h;
+    convsel_handle_create(&h);
+    printf("%-28s %8s %-18s %9s %9s %7s %13s\n", "problem", "GFLOP", "oracle solver", "oracle",
+           "onednn", "ratio", "spread o/d");
+    double log_sum = 0;
+    int counted = 0, failures = 0;
+    const int ref_id = solver_reference_id(), base_id = solver_find("im2col_gemm");
+    for (int i = 0; i < n_rows; i++) {
+        struct problem_descs d;
+        struct conv_problem p;
+        if (problem_descs_create("bench", h, &rows[i].pf, &d) != EXIT_OK) {
+            fprintf(stderr, "  (problem %s)\n", rows[i].name);
+            rc = EXIT_USAGE;
+            break;
+        }
+        problem_from_descriptors(h, d.x, d.w, d.conv, d.y, &p);
+        problem_descs_destroy(&d);
+        const size_t xn = (size_t)(p.n * p.c * p.h * p.w), yn = (size_t)(p.n * p.k * p.oh * p.ow);
+        float *x = malloc(xn * sizeof *x), *w = malloc(p.w_elems * sizeof *w);
+        float *y = malloc(yn * sizeof *y), *base = malloc(yn * sizeof *base);
+        struct rng g = rng_seed((uint64_t)i + 1);
+        rng_fill(&g, x, xn);
+        rng_fill(&g, w, p.w_elems);
+        struct variant v[MAX_VARIANTS];
+        int nv = 0;
+        size_t ws_bytes = 0;
+        for (int id = 0; id < solver_count() && nv < MAX_VARIANTS - 1; id++) {
+            const struct solver *s = solver_get(id);
+            if (id == ref_id || !s->is_applicable(&p, NULL))
+                continue;
+            v[nv++] = (struct variant){.name = s->name, .solver = s};
+            ws_bytes = s->workspace_size(&p) > ws_bytes ? s->workspace_size(&p) : ws_bytes;
+        }
+        const int n_solvers = nv;
+        v[nv] = (struct variant){.name = "onednn-auto", .plan = onednn_plan_create(&p, ONEDNN_AUTO, w)};
+        if (v[nv].plan != NULL)
+            nv++;
+        void *ws = ws_bytes ? malloc(ws_bytes) : NULL;
+        struct bench_state b = {&p, x, w, y, ws, ws_bytes, (int)threads};
+        /* The verification baseline first. */
+        const struct solver *bs = solver_get(base_id);
+        const struct conv_run_args ba = {&p, x, w, base, ws, ws_bytes, (int)threads};
+        bs->run(&ba);
+        for (int k = 0; k < nv; k++) { /* warm up and verify */
+            const double tol = v[k].solver ? fmax(v[k].solver->tolerance, 1e-4) : 1e-3;
+            struct verify_result r = {0};
+            v[k].failed = run_variant(&b, &v[k]) != CONVSEL_STATUS_SUCCESS ||
+                          (r = verify_compare(y, base, yn), !verify_passes(&r, tol));
+            if (v[k].failed) {
+                printf("  %s: %s FAILED verification (rel error %.2e)\n", rows[i].name, v[k].name,
+                       r.rel_error);
+                failures++;
+            }
+        }
+        const int64_t start = clock_now_ns();
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            for (int k = 0; k < nv; k++) {
+                if (v[k].failed)
+                    continue;
+                const int64_t t0 = clock_now_ns();
+                run_variant(&b, &v[k]);
+                v[k].t[v[k].runs++] = (double)(clock_now_ns() - t0) * 1e-9;
+            }
+            if (round + 1 >= MIN_RUNS && (double)(clock_now_ns() - start) * 1e-9 >= MIN_SECONDS)
+                break;
+        }
+        const double flop = problem_flops(&p);
+        int oracle = -1;
+        for (int k = 0; k < nv; k++) {
+            if (v[k].failed || v[k].runs == 0)
+                continue;
+            v[k].median = stats_median(v[k].t, (size_t)v[k].runs);
+            v[k].spread = v[k].t[v[k].runs - 1] / v[k].t[0];
+            if (k < n_solvers && (oracle < 0 || v[k].median < v[oracle].median))
+                oracle = k;
+            if (csv)
+                fprintf(csv, "%s,%.4f,%s,%.2f,%.3f,yes\n", rows[i].name, flop * 1e-9, v[k].name,
+                        flop / v[k].median * 1e-9, v[k].spread);
+        }
+        const bool have_dnnl = nv > n_solvers && !v[n_solvers].failed;
+        if (oracle >= 0) {
+            char ratio[16] = "n/a", spread[32];
+            const double go = flop / v[oracle].median * 1e-9;
+            const double gd = have_dnnl ? flop / v[n_solvers].median * 1e-9 : 0;
+            if (have_dnnl) {
+                snprintf(ratio, sizeof ratio, "%.2f", go / gd);
+                log_sum += log(go / gd);
+                counted++;
+            }
+            snprintf(spread, sizeof spread, "%.2f/%.2f", v[oracle].spread,
+                     have_dnnl ? v[n_solvers].spread : 0.0);
+            printf("%-28s %8.3f %-18s %9.1f %9.1f %7s %13s\n", rows[i].name, flop * 1e-9,
+                   v[oracle].name, go, gd, ratio, spread);
+            if (csv)
+                fprintf(csv, "%s,%.4f,oracle,%.2f,%.3f,yes\n", rows[i].name, flop * 1e-9, go,
+                        v[oracle].spread);
+        }
+        fflush(stdout);
+        for (int k = 0; k < nv; k++)
+            onednn_plan_destroy(v[k].plan);
+        free(x), free(w), free(y), free(base), free(ws);
+    }
+    if (rc == EXIT_OK)
+        printf("geomean oracle/onednn-auto = %.2f (%d problems)\n",
+               counted ? exp(log_sum / counted) : 0.0, counted);
+    if (csv)
+        fclose(csv);
+    convsel_handle_destroy(h);
+    free(rows);
+    return rc != EXIT_OK ? rc : failures ? EXIT_FAILED : EXIT_OK;
+}
