@@ -76,10 +76,10 @@ static int read_problems(const char *path, struct row **rows_out, int *count_out
         }
         struct row *r = &rows[n];
         problem_flags_defaults(&r->pf);
-        int64_t *fields[14] = {&r->pf.n,        &r->pf.c,        &r->pf.h,     &r->pf.w,
-                               &r->pf.k,        &r->pf.y,        &r->pf.x,     &r->pf.pad_h,
-                               &r->pf.pad_w,    &r->pf.stride_h, &r->pf.stride_w, &r->pf.dil_h,
-                               &r->pf.dil_w,    &r->pf.groups};
+        int64_t *fields[14] = {&r->pf.n,     &r->pf.c,        &r->pf.h,        &r->pf.w,
+                               &r->pf.k,     &r->pf.y,        &r->pf.x,        &r->pf.pad_h,
+                               &r->pf.pad_w, &r->pf.stride_h, &r->pf.stride_w, &r->pf.dil_h,
+                               &r->pf.dil_w, &r->pf.groups};
         char *save = NULL, *tok = strtok_r(line, ",\r\n", &save);
         if (tok == NULL || strlen(tok) >= sizeof r->name) {
             fprintf(stderr, "convsel bench: %s line %d: missing or too long name\n", path, lineno);
@@ -138,12 +138,20 @@ struct bench_state {
     void *ws;
     size_t ws_bytes;
     int threads;
+    struct thread_pool *pool;
 };
 
 static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
     if (v->solver == NULL)
         return onednn_plan_run(v->plan, b->x, b->w, b->y, b->threads);
-    const struct conv_run_args a = {b->p, b->x, b->w, b->y, b->ws, b->ws_bytes, b->threads};
+    const struct conv_run_args a = {.p = b->p,
+                                    .x = b->x,
+                                    .w = b->w,
+                                    .y = b->y,
+                                    .workspace = b->ws,
+                                    .workspace_bytes = b->ws_bytes,
+                                    .num_threads = b->threads,
+                                    .pool = b->pool};
     return v->solver->run(&a);
 }
 
@@ -176,6 +184,7 @@ int cmd_bench(int argc, char **argv) {
         fprintf(csv, "name,gflop,variant,gflops_median,spread,verified\n");
     convsel_handle_t h;
     convsel_handle_create(&h);
+    struct thread_pool *pool = thread_pool_create((int)threads);
     printf("%-28s %8s %-18s %9s %9s %7s %13s\n", "problem", "GFLOP", "oracle solver", "oracle",
            "onednn", "ratio", "spread o/d");
     double log_sum = 0;
@@ -208,14 +217,22 @@ int cmd_bench(int argc, char **argv) {
             ws_bytes = s->workspace_size(&p) > ws_bytes ? s->workspace_size(&p) : ws_bytes;
         }
         const int n_solvers = nv;
-        v[nv] = (struct variant){.name = "onednn-auto", .plan = onednn_plan_create(&p, ONEDNN_AUTO, w)};
+        v[nv] =
+            (struct variant){.name = "onednn-auto", .plan = onednn_plan_create(&p, ONEDNN_AUTO, w)};
         if (v[nv].plan != NULL)
             nv++;
         void *ws = ws_bytes ? malloc(ws_bytes) : NULL;
-        struct bench_state b = {&p, x, w, y, ws, ws_bytes, (int)threads};
+        struct bench_state b = {&p, x, w, y, ws, ws_bytes, (int)threads, pool};
         /* The verification baseline first. */
         const struct solver *bs = solver_get(base_id);
-        const struct conv_run_args ba = {&p, x, w, base, ws, ws_bytes, (int)threads};
+        const struct conv_run_args ba = {.p = &p,
+                                         .x = x,
+                                         .w = w,
+                                         .y = base,
+                                         .workspace = ws,
+                                         .workspace_bytes = ws_bytes,
+                                         .num_threads = (int)threads,
+                                         .pool = pool};
         bs->run(&ba);
         for (int k = 0; k < nv; k++) { /* warm up and verify */
             const double tol = v[k].solver ? fmax(v[k].solver->tolerance, 1e-4) : 1e-3;
@@ -282,6 +299,7 @@ int cmd_bench(int argc, char **argv) {
     if (csv)
         fclose(csv);
     convsel_handle_destroy(h);
+    thread_pool_destroy(pool);
     free(rows);
     return rc != EXIT_OK ? rc : failures ? EXIT_FAILED : EXIT_OK;
 }

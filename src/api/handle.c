@@ -1,6 +1,8 @@
 /* handle.c -- handle lifetime, thread count, status strings, error messages. */
 #include "api/handle.h"
 
+#include "util/thread_pool.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +50,15 @@ convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
 }
 
 void convsel_handle_destroy(convsel_handle_t handle) {
+    if (handle != NULL)
+        thread_pool_destroy(handle->pool);
     free(handle);
+}
+
+struct thread_pool *handle_pool(convsel_handle_t h) {
+    if (h->num_threads > 1 && h->pool == NULL)
+        h->pool = thread_pool_create(h->num_threads);
+    return h->pool;
 }
 
 convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
@@ -57,6 +67,10 @@ convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
     if (num_threads < 1 || num_threads > MAX_THREADS)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "num_threads = %d: must be in 1..%d",
                            num_threads, MAX_THREADS);
+    if (num_threads != h->num_threads) { /* the pool is rebuilt on next use */
+        thread_pool_destroy(h->pool);
+        h->pool = NULL;
+    }
     h->num_threads = num_threads;
     return CONVSEL_STATUS_SUCCESS;
 }

@@ -7,8 +7,11 @@
 
 #define HANDLE_ERROR_MAX 512
 
+struct thread_pool;
+
 struct convsel_handle {
     int num_threads;
+    struct thread_pool *pool;     /* created on first use, for num_threads > 1 */
     char error[HANDLE_ERROR_MAX]; /* last failing call's message */
 };
 
@@ -16,5 +19,9 @@ struct convsel_handle {
  * check reads `return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "...", ...);`. */
 convsel_status_t handle_fail(convsel_handle_t h, convsel_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The handle's thread pool (created on first use); NULL when it has one
+ * thread or the pool cannot be created (the solvers then run serially). */
+struct thread_pool *handle_pool(convsel_handle_t h);
 
 #endif /* CONVSEL_API_HANDLE_H */

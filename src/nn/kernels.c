@@ -5,8 +5,9 @@
  * variants (FMA); model tests use frugally-deep's tolerance, 1e-4. */
 #include "nn/kernels.h"
 
+#include "util/cpu.h"
+
 #include <pthread.h>
-#include <stdbool.h>
 #include <string.h>
 
 static inline __attribute__((always_inline)) void vec_mat_body(const float *restrict v, size_t rows,
@@ -46,20 +47,9 @@ static const struct nn_kernels avx2 = {vec_mat_avx2, "avx2"};
 static const struct nn_kernels avx512 = {vec_mat_avx512, "avx512"};
 #endif
 
-static bool supported(const char *isa) {
-#ifdef HAVE_X86_VARIANTS
-    __builtin_cpu_init();
-    if (strcmp(isa, "avx512") == 0)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    if (strcmp(isa, "avx2") == 0)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-    return strcmp(isa, "generic") == 0;
-}
-
 const struct nn_kernels *nn_kernels_variant(const char *isa) {
-    if (isa == NULL || !supported(isa))
+    enum cpu_isa level;
+    if (!cpu_isa_parse(isa, &level) || !cpu_supports(level))
         return NULL;
 #ifdef HAVE_X86_VARIANTS
     if (strcmp(isa, "avx512") == 0)

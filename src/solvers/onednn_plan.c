@@ -17,8 +17,9 @@ static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 
 /* One CPU engine for the process: engines are thread-safe; streams are
  * created per call. */
-static void make_engine(void) { engine_status = dnnl_engine_create(&engine, dnnl_cpu, 0); }
-
+static void make_engine(void) {
+    engine_status = dnnl_engine_create(&engine, dnnl_cpu, 0);
+}
 
 /* The user-side memory descriptors. */
 static bool user_mds(const struct conv_problem *p, dnnl_memory_desc_t *x, dnnl_memory_desc_t *w,
@@ -63,11 +64,12 @@ static bool make_pd(const struct conv_problem *p, enum onednn_alg alg, dnnl_prim
     const dnnl_dims_t strides = {p->stride_h, p->stride_w};
     const dnnl_dims_t dilates = {p->dil_h - 1, p->dil_w - 1};
     const dnnl_dims_t pad_l = {p->pad_h, p->pad_w};
-    const dnnl_dims_t pad_r = {(p->oh - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1 - p->h - p->pad_h,
-                               (p->ow - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1 - p->w - p->pad_w};
+    const dnnl_dims_t pad_r = {
+        (p->oh - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1 - p->h - p->pad_h,
+        (p->ow - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1 - p->w - p->pad_w};
     dnnl_convolution_desc_t cd;
-    return dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg_kind(alg), &ax, &aw,
-                                                      NULL, &ay, strides, dilates, pad_l,
+    return dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg_kind(alg),
+                                                      &ax, &aw, NULL, &ay, strides, dilates, pad_l,
                                                       pad_r) == dnnl_success &&
            dnnl_primitive_desc_create(pd, &cd, NULL, engine, NULL) == dnnl_success;
 }
@@ -174,12 +176,11 @@ static bool prepare_arg(struct onednn_plan *c, int i, const dnnl_memory_desc_t *
     if (dnnl_memory_desc_equal(have, want))
         return true;
     dnnl_primitive_desc_t rpd = NULL;
-    const bool ok = dnnl_memory_create(&c->inner[i], want, engine, DNNL_MEMORY_ALLOCATE) ==
-                        dnnl_success &&
-                    dnnl_reorder_primitive_desc_create(&rpd, to_inner ? have : want, engine,
-                                                       to_inner ? want : have, engine, NULL) ==
-                        dnnl_success &&
-                    dnnl_primitive_create(&c->reorder[i], rpd) == dnnl_success;
+    const bool ok =
+        dnnl_memory_create(&c->inner[i], want, engine, DNNL_MEMORY_ALLOCATE) == dnnl_success &&
+        dnnl_reorder_primitive_desc_create(&rpd, to_inner ? have : want, engine,
+                                           to_inner ? want : have, engine, NULL) == dnnl_success &&
+        dnnl_primitive_create(&c->reorder[i], rpd) == dnnl_success;
     dnnl_primitive_desc_destroy(rpd);
     return ok;
 }
@@ -224,8 +225,7 @@ convsel_status_t onednn_plan_run(struct onednn_plan *c, const float *x, const fl
     omp_set_num_threads(num_threads);
     if (dnnl_memory_set_data_handle(c->user[0], (void *)x) != dnnl_success ||
         dnnl_memory_set_data_handle(c->user[2], y) != dnnl_success ||
-        (!c->weights_packed &&
-         dnnl_memory_set_data_handle(c->user[1], (void *)w) != dnnl_success))
+        (!c->weights_packed && dnnl_memory_set_data_handle(c->user[1], (void *)w) != dnnl_success))
         return CONVSEL_STATUS_INTERNAL;
     const dnnl_exec_arg_t args[3] = {
         {DNNL_ARG_SRC, c->inner[0] ? c->inner[0] : c->user[0]},

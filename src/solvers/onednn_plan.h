@@ -23,8 +23,8 @@ struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn
 
 /* y = conv(x, w) with num_threads OpenMP threads (set for the calling
  * thread only): reorders in, convolution, reorder out. */
-convsel_status_t onednn_plan_run(struct onednn_plan *plan, const float *x, const float *w,
-                                 float *y, int num_threads);
+convsel_status_t onednn_plan_run(struct onednn_plan *plan, const float *x, const float *w, float *y,
+                                 int num_threads);
 
 /* oneDNN's name for the implementation it chose, e.g. "brgconv:avx512_core". */
 const char *onednn_plan_impl(const struct onednn_plan *plan);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/problem.h"
+#include "util/thread_pool.h"
 
 struct conv_run_args {
     const struct conv_problem *p;
@@ -24,7 +25,8 @@ struct conv_run_args {
     float *y;
     void *workspace; /* the caller's buffer, at least workspace_size(p) bytes */
     size_t workspace_bytes;
-    int num_threads; /* the handle's thread count */
+    int num_threads;          /* the handle's thread count */
+    struct thread_pool *pool; /* the handle's threads; NULL: run serially */
 };
 
 struct solver {

@@ -1,0 +1,39 @@
+/* cpu.c -- see cpu.h. */
+#include "util/cpu.h"
+
+#include <string.h>
+
+bool cpu_supports(enum cpu_isa isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    switch (isa) {
+    case CPU_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    case CPU_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case CPU_GENERIC: return true;
+    }
+    return false;
+#else
+    return isa == CPU_GENERIC;
+#endif
+}
+
+enum cpu_isa cpu_best_isa(void) {
+    return cpu_supports(CPU_AVX512) ? CPU_AVX512 : cpu_supports(CPU_AVX2) ? CPU_AVX2 : CPU_GENERIC;
+}
+
+static const char *const names[] = {"generic", "avx2", "avx512"};
+
+const char *cpu_isa_name(enum cpu_isa isa) {
+    return (unsigned)isa < 3 ? names[isa] : "?";
+}
+
+bool cpu_isa_parse(const char *name, enum cpu_isa *out) {
+    for (int i = 0; name && i < 3; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = (enum cpu_isa)i;
+            return true;
+        }
+    return false;
+}

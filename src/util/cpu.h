@@ -1,0 +1,25 @@
+/* cpu.h -- which vector ISA this CPU runs, detected once. Kernel files
+ * build variants for each level and pick one with cpu_supports. */
+#ifndef CONVSEL_UTIL_CPU_H
+#define CONVSEL_UTIL_CPU_H
+
+#include <stdbool.h>
+
+enum cpu_isa {
+    CPU_GENERIC = 0, /* whatever the compiler's baseline is */
+    CPU_AVX2 = 1,    /* x86-64-v3: AVX2 + FMA */
+    CPU_AVX512 = 2,  /* x86-64-v4: AVX-512 F/BW/DQ/VL */
+};
+
+bool cpu_supports(enum cpu_isa isa);
+
+/* The best level this CPU supports. */
+enum cpu_isa cpu_best_isa(void);
+
+/* "generic", "avx2", "avx512" */
+const char *cpu_isa_name(enum cpu_isa isa);
+
+/* Parses a name from cpu_isa_name; false if unknown. */
+bool cpu_isa_parse(const char *name, enum cpu_isa *out);
+
+#endif
