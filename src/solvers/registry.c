@@ -5,6 +5,7 @@
 
 #include "solvers/solver.h"
 
+extern const struct solver solver_depthwise;
 extern const struct solver solver_gemm_1x1;
 extern const struct solver solver_gemm_1x1_strided;
 extern const struct solver solver_im2col_gemm;
@@ -12,10 +13,18 @@ extern const struct solver solver_onednn_direct;
 extern const struct solver solver_onednn_winograd;
 extern const struct solver solver_reference;
 
+/* One solver per line, in order of preference. */
+// clang-format off
 static const struct solver *const registry[] = {
-    &solver_gemm_1x1,      &solver_gemm_1x1_strided, &solver_im2col_gemm,
-    &solver_onednn_direct, &solver_onednn_winograd,  &solver_reference,
+    &solver_depthwise,
+    &solver_gemm_1x1,
+    &solver_gemm_1x1_strided,
+    &solver_im2col_gemm,
+    &solver_onednn_direct,
+    &solver_onednn_winograd,
+    &solver_reference,
 };
+// clang-format on
 
 int solver_count(void) {
     return (int)(sizeof registry / sizeof registry[0]);

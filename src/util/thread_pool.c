@@ -13,8 +13,8 @@
 
 struct thread_pool {
     pthread_mutex_t mu;
-    pthread_cond_t work;  /* a new job (or shutdown) */
-    pthread_cond_t done;  /* the job's last chunk finished */
+    pthread_cond_t work; /* a new job (or shutdown) */
+    pthread_cond_t done; /* the job's last chunk finished */
     int threads;
     pthread_t *workers;
     /* The current job: written under mu before the generation changes. */
@@ -100,7 +100,9 @@ void thread_pool_destroy(struct thread_pool *p) {
     free(p);
 }
 
-int thread_pool_threads(const struct thread_pool *p) { return p ? p->threads : 1; }
+int thread_pool_threads(const struct thread_pool *p) {
+    return p ? p->threads : 1;
+}
 
 void thread_pool_parallel_for(struct thread_pool *p, size_t n, thread_pool_fn fn, void *ctx) {
     if (n == 0)
