@@ -57,8 +57,10 @@ static void *user_main(void *arg) {
     convsel_solver_find(h, c->solver, &id);
     size_t ws = 0;
     convsel_get_forward_workspace_size(h, id, xd, wd, cd, yd, &ws);
-    const size_t xn = (size_t)(c->n * c->c * c->hw * c->hw), wn = (size_t)(c->k * c->c / c->groups * c->f * c->f);
-    float *x = malloc(xn * sizeof *x), *w = malloc(wn * sizeof *w), *y = malloc((size_t)(n * k * oh * ow) * sizeof *y);
+    const size_t xn = (size_t)(c->n * c->c * c->hw * c->hw),
+                 wn = (size_t)(c->k * c->c / c->groups * c->f * c->f);
+    float *x = malloc(xn * sizeof *x), *w = malloc(wn * sizeof *w),
+          *y = malloc((size_t)(n * k * oh * ow) * sizeof *y);
     void *work = ws ? malloc(ws) : NULL;
     struct rng g = rng_seed(1);
     rng_fill(&g, x, xn);

@@ -15,7 +15,8 @@
 
 /* Runs the solver's row kernels of one variant directly on tp (NCHW or
  * NHWC) and compares with the reference through the public API. */
-static void check(convsel_handle_t h, const struct test_problem *tp, const struct dw_kernels *kern) {
+static void check(convsel_handle_t h, const struct test_problem *tp,
+                  const struct dw_kernels *kern) {
     struct test_descs d;
     if (!CHECK_STATUS(h, test_descs_create(h, tp, &d), CONVSEL_STATUS_SUCCESS))
         return;
@@ -27,9 +28,9 @@ static void check(convsel_handle_t h, const struct test_problem *tp, const struc
     convsel_solver_id_t ref_id;
     convsel_solver_find(h, "reference", &ref_id);
     convsel_convolution_forward(h, ref_id, d.x, x, d.w, w, d.conv, d.y, ref, NULL, 0);
-    const struct dw_geometry geo = {tp->h, tp->w, tp->r, tp->s, d.ow, tp->stride_h,
-                                    tp->stride_w, tp->dil_h, tp->dil_w, tp->pad_h, tp->pad_w,
-                                    tp->c, tp->k, tp->k / tp->c};
+    const struct dw_geometry geo = {tp->h,        tp->w,        tp->r,     tp->s,        d.ow,
+                                    tp->stride_h, tp->stride_w, tp->dil_h, tp->dil_w,    tp->pad_h,
+                                    tp->pad_w,    tp->c,        tp->k,     tp->k / tp->c};
     const int64_t rs = tp->r * tp->s;
     if (tp->layout == CONVSEL_LAYOUT_NCHW) {
         const int64_t m = tp->k / tp->c;

@@ -38,7 +38,8 @@ int main(void) {
     if (mkdtemp(dir) == NULL)
         test_skip("test_torch_reference", "cannot create a temporary directory");
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/torch_reference.py %s/reference/conv-suite.csv %s 16",
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 %s/tests/torch_reference.py %s/reference/conv-suite.csv %s 16",
              CONVSEL_SOURCE_DIR, shared, dir);
     const int rc = test_run_command(cmd, out, sizeof out);
     printf("%s", out);
@@ -57,24 +58,38 @@ int main(void) {
     long long v[14];
     int problems = 0;
     double worst = 0;
-    while (f && fscanf(f, "%127s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
-                       name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
-                       &v[10], &v[11], &v[12], &v[13]) == 15) {
-        struct test_problem tp = {.n = v[0], .c = v[1], .h = v[2], .w = v[3], .k = v[4],
-                                  .r = v[5], .s = v[6], .pad_h = v[7], .pad_w = v[8],
-                                  .stride_h = v[9], .stride_w = v[10], .dil_h = v[11],
-                                  .dil_w = v[12], .groups = v[13], .layout = CONVSEL_LAYOUT_NCHW,
+    while (f &&
+           fscanf(f, "%127s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+                  name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+                  &v[10], &v[11], &v[12], &v[13]) == 15) {
+        struct test_problem tp = {.n = v[0],
+                                  .c = v[1],
+                                  .h = v[2],
+                                  .w = v[3],
+                                  .k = v[4],
+                                  .r = v[5],
+                                  .s = v[6],
+                                  .pad_h = v[7],
+                                  .pad_w = v[8],
+                                  .stride_h = v[9],
+                                  .stride_w = v[10],
+                                  .dil_h = v[11],
+                                  .dil_w = v[12],
+                                  .groups = v[13],
+                                  .layout = CONVSEL_LAYOUT_NCHW,
                                   .filter_layout = CONVSEL_FILTER_KCRS};
         struct test_descs d;
         if (!CHECK_STATUS(h, test_descs_create(h, &tp, &d), CONVSEL_STATUS_SUCCESS)) {
             fprintf(stderr, "  %s\n", name);
             continue;
         }
-        float *x = read_floats(dir, name, "x", d.x_count), *w = read_floats(dir, name, "w", d.w_count);
+        float *x = read_floats(dir, name, "x", d.x_count),
+              *w = read_floats(dir, name, "w", d.w_count);
         float *want = read_floats(dir, name, "y", d.y_count), *y = malloc(d.y_count * sizeof *y);
         if (CHECK(x && w && want)) {
-            CHECK_STATUS(h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
-                         CONVSEL_STATUS_SUCCESS);
+            CHECK_STATUS(
+                h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
+                CONVSEL_STATUS_SUCCESS);
             const struct verify_result r = verify_compare(y, want, d.y_count);
             /* torch accumulates in fp32 (oneDNN/GEMM), the reference in double */
             if (!CHECK(verify_passes(&r, 1e-4)))

@@ -64,8 +64,8 @@ static convsel_status_t run(const struct conv_run_args *a) {
     struct dw_job j = {
         .p = p,
         .kern = dw_kernels(),
-        .g = {p->h, p->w, p->r, p->s, p->ow, p->stride_h, p->stride_w, p->dil_h, p->dil_w,
-              p->pad_h, p->pad_w, p->c, p->k, p->k / p->c},
+        .g = {p->h, p->w, p->r, p->s, p->ow, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h,
+              p->pad_w, p->c, p->k, p->k / p->c},
         .x = a->x,
         .w = a->w,
         .y = a->y,

@@ -52,7 +52,7 @@ static convsel_status_t unit_run(const struct conv_run_args *a) {
             const float *x = a->x + n * p->x_stride[DIM_N] + g * cg * p->x_stride[DIM_C];
             /* NCHW: rows are channels (stride H*W); NHWC: rows are pixels (stride C) */
             const int ld = (int)(p->layout == CONVSEL_LAYOUT_NCHW ? p->h * p->w : p->c);
-            gemm_group(p, a->w, x, ld, n, g, a->y);
+            gemm_group(p, a->w, x, ld, n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;
 }
@@ -101,7 +101,7 @@ static convsel_status_t strided_run(const struct conv_run_args *a) {
                         cols[nchw ? c * pix + oy * p->ow + ox : (oy * p->ow + ox) * cg + c] = v;
                     }
             }
-            gemm_group(p, a->w, cols, (int)(nchw ? pix : cg), n, g, a->y);
+            gemm_group(p, a->w, cols, (int)(nchw ? pix : cg), n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;
 }

@@ -11,6 +11,6 @@
  *   NCHW: cols is (K x P) with row stride ld;
  *   NHWC: cols is (P x K) with row stride ld. */
 void gemm_group(const struct conv_problem *p, const float *w, const float *cols, int ld, int64_t n,
-                int64_t g, float *y);
+                int64_t g, float *y, struct thread_pool *pool);
 
 #endif

@@ -5,11 +5,9 @@
  * filter layout, so the filter is used in place as the other GEMM operand:
  *   NCHW: y_g[kg][oh*ow] = W_g[kg][crs] * col[crs][oh*ow]
  *   NHWC: y_g[oh*ow][kg] = col[oh*ow][crs] * W_g[kg][crs]^T   (ldc = k)
- * The GEMM is OpenBLAS's cblas_sgemm.
+ * The GEMM step is shared with the 1x1 solvers (gemm_common.c).
  */
-#include <cblas.h>
-
-#include "solvers/solver.h"
+#include "solvers/gemm_common.h"
 
 /* Position of filter tap (c, r, s) within one row of W_g. */
 static inline int64_t tap_index(const struct conv_problem *p, int64_t c, int64_t r, int64_t s) {
@@ -63,30 +61,21 @@ static void im2col(const struct conv_problem *p, const float *x, int64_t n, int6
 
 static convsel_status_t run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
-    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
-    const int crs = (int)(cg * p->r * p->s), pix = (int)(p->oh * p->ow);
+    const int64_t taps = p->c / p->groups * p->r * p->s, pix = p->oh * p->ow;
     float *col = a->workspace;
+    const bool nchw = p->layout == CONVSEL_LAYOUT_NCHW;
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
-            const float *wg = a->w + g * kg * crs;
-            if (p->layout == CONVSEL_LAYOUT_NCHW) {
-                im2col(p, a->x, n, g, col, pix, 1);
-                float *yg = a->y + n * p->y_stride[DIM_N] + g * kg * p->y_stride[DIM_C];
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg, pix, crs, 1.0f, wg,
-                            crs, col, pix, 0.0f, yg, pix);
-            } else {
-                im2col(p, a->x, n, g, col, 1, crs);
-                float *yg = a->y + n * p->y_stride[DIM_N] + g * kg;
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, pix, (int)kg, crs, 1.0f, col,
-                            crs, wg, crs, 0.0f, yg, (int)p->k);
-            }
+            /* NCHW: col is (taps x pix); NHWC: (pix x taps) */
+            im2col(p, a->x, n, g, col, nchw ? pix : 1, nchw ? 1 : taps);
+            gemm_group(p, a->w, col, (int)(nchw ? pix : taps), n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;
 }
 
 const struct solver solver_im2col_gemm = {
     .name = "im2col_gemm",
-    .description = "im2col + OpenBLAS sgemm, any packed problem",
+    .description = "im2col + GEMM (convsel's), any packed problem",
     /* fp32 accumulation over K = c/g*r*s terms: the rounding error relative
      * to max|y| grows like sqrt(K) * 2^-24 for random data (about 5e-6 at
      * K = 1e5); 1e-4 leaves a 20x margin and still catches any wrong tap. */

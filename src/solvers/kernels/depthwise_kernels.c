@@ -9,8 +9,8 @@
 #include <string.h>
 
 /* Output columns [*lo, *hi) whose tap s lands inside the input row. */
-static inline __attribute__((always_inline)) void
-tap_range(const struct dw_geometry *g, int64_t s, int64_t *lo, int64_t *hi) {
+static inline __attribute__((always_inline)) void tap_range(const struct dw_geometry *g, int64_t s,
+                                                            int64_t *lo, int64_t *hi) {
     const int64_t off = s * g->dil_w - g->pad_w; /* ix = ox * stride + off */
     int64_t a = off >= 0 ? 0 : (-off + g->stride_w - 1) / g->stride_w;
     int64_t b = g->w - 1 - off < 0 ? 0 : (g->w - 1 - off) / g->stride_w + 1;
@@ -18,9 +18,10 @@ tap_range(const struct dw_geometry *g, int64_t s, int64_t *lo, int64_t *hi) {
     *hi = b < g->ow ? b : g->ow;
 }
 
-static inline __attribute__((always_inline)) void
-nchw_row_body(const struct dw_geometry *g, const float *restrict x, const float *restrict taps,
-              int64_t oy, float *restrict y) {
+static inline __attribute__((always_inline)) void nchw_row_body(const struct dw_geometry *g,
+                                                                const float *restrict x,
+                                                                const float *restrict taps,
+                                                                int64_t oy, float *restrict y) {
     for (int64_t ox = 0; ox < g->ow; ox++)
         y[ox] = 0.0f;
     for (int64_t r = 0; r < g->r; r++) {
@@ -43,9 +44,10 @@ nchw_row_body(const struct dw_geometry *g, const float *restrict x, const float 
     }
 }
 
-static inline __attribute__((always_inline)) void
-nhwc_row_body(const struct dw_geometry *g, const float *restrict x, const float *restrict taps,
-              int64_t oy, float *restrict y) {
+static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_geometry *g,
+                                                                const float *restrict x,
+                                                                const float *restrict taps,
+                                                                int64_t oy, float *restrict y) {
     const int64_t k = g->k, c = g->c, m = g->mult;
     for (int64_t i = 0; i < g->ow * k; i++)
         y[i] = 0.0f;
@@ -75,12 +77,12 @@ nhwc_row_body(const struct dw_geometry *g, const float *restrict x, const float 
 }
 
 #define DEFINE_VARIANT(suffix, attr)                                                               \
-    attr static void nchw_row_##suffix(const struct dw_geometry *g, const float *x,               \
-                                       const float *taps, int64_t oy, float *y) {                 \
+    attr static void nchw_row_##suffix(const struct dw_geometry *g, const float *x,                \
+                                       const float *taps, int64_t oy, float *y) {                  \
         nchw_row_body(g, x, taps, oy, y);                                                          \
     }                                                                                              \
-    attr static void nhwc_row_##suffix(const struct dw_geometry *g, const float *x,               \
-                                       const float *taps, int64_t oy, float *y) {                 \
+    attr static void nhwc_row_##suffix(const struct dw_geometry *g, const float *x,                \
+                                       const float *taps, int64_t oy, float *y) {                  \
         nhwc_row_body(g, x, taps, oy, y);                                                          \
     }
 
@@ -108,7 +110,9 @@ const struct dw_kernels *dw_kernels_variant(enum cpu_isa isa) {
 
 static const struct dw_kernels *chosen;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void choose(void) { chosen = dw_kernels_variant(cpu_best_isa()); }
+static void choose(void) {
+    chosen = dw_kernels_variant(cpu_best_isa());
+}
 
 const struct dw_kernels *dw_kernels(void) {
     pthread_once(&once, choose);
