@@ -14,16 +14,17 @@
 int main(int argc, char **argv) {
     const int threads = argc > 1 ? atoi(argv[1]) : 2;
     struct thread_pool *pool = threads > 1 ? thread_pool_create(threads) : NULL;
-    const size_t shapes[][3] = {{64, 3136, 576},  {64, 3136, 64},  {256, 3136, 64},
-                                {512, 784, 256},  {128, 784, 1152}, {1024, 196, 256},
-                                {512, 49, 2048},  {1024, 1024, 1024}};
+    const size_t shapes[][3] = {{64, 3136, 576}, {64, 3136, 64},    {256, 3136, 64},
+                                {512, 784, 256}, {128, 784, 1152},  {1024, 196, 256},
+                                {512, 49, 2048}, {1024, 1024, 1024}};
     printf("%d threads (convsel pool); OpenBLAS: %s, %d threads\n", threads,
            openblas_get_corename(), openblas_get_num_threads());
     printf("%6s %6s %6s %12s %12s %7s\n", "M", "N", "K", "convsel", "openblas", "ratio");
     struct rng g = rng_seed(1);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
-        float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b), *c = malloc(m * n * sizeof *c);
+        float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b),
+              *c = malloc(m * n * sizeof *c);
         rng_fill(&g, a, m * k);
         rng_fill(&g, b, k * n);
         const struct sgemm_args args = {m, n, k, a, k, false, b, n, false, c, n};

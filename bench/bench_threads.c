@@ -4,8 +4,8 @@
  * models: depthwise (convsel's blocking pool), im2col_gemm (OpenBLAS's
  * threads), onednn_direct (OpenMP). A spin-waiting runtime on two shared
  * cores shows up as 2 users x 2 threads being far slower than 2 x 1.
- * Prints the median per-call latency (ms) and p90 over all calls.
- *   build/bench_threads [CALLS=40] */
+ * Prints the per-call latency (ms): median, p90 and min over all calls.
+ *   build/bench_threads [CALLS=20] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,12 +81,10 @@ static void *user_main(void *arg) {
     return NULL;
 }
 
-/* Median and p90 latency of all calls of `users` concurrent users. */
-static void measure(const struct config *c, int users, int threads, int calls, double *med,
-                    double *p90) {
+/* Runs `users` concurrent users once; their per-call times go to samples. */
+static void measure(const struct config *c, int users, int threads, int calls, double *samples) {
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, (unsigned)users);
-    double *samples = malloc((size_t)(users * calls) * sizeof *samples);
     struct user u[2];
     pthread_t t[2];
     for (int i = 0; i < users; i++) {
@@ -96,30 +94,41 @@ static void measure(const struct config *c, int users, int threads, int calls, d
     for (int i = 0; i < users; i++)
         pthread_join(t[i], NULL);
     pthread_barrier_destroy(&start);
-    *med = stats_median(samples, (size_t)(users * calls));
-    *p90 = stats_quantile_sorted(samples, (size_t)(users * calls), 0.9);
-    free(samples);
 }
 
+#define ROUNDS 5
+
 int main(int argc, char **argv) {
-    const int calls = argc > 1 ? atoi(argv[1]) : 40;
+    const int calls = argc > 1 ? atoi(argv[1]) : 20;
     if (calls < 1 || calls > 100000) {
-        fprintf(stderr, "usage: bench_threads [CALLS=40]\n");
+        fprintf(stderr, "usage: bench_threads [CALLS=20]\n");
         return 2;
     }
-    printf("per-call latency, ms: median / p90 over all calls of all users (%d calls each)\n",
-           calls);
-    printf("%-15s %18s %18s %18s %18s\n", "solver", "1 user x 1 thr", "1 user x 2 thr",
+    printf(
+        "per-call latency, ms: median/p90/min over all calls of all users; the 4 configurations\n"
+        "take turns for %d rounds of %d calls per user (a shared machine: interleaving keeps a\n"
+        "burst of outside load from landing on one configuration)\n",
+        ROUNDS, calls);
+    printf("%-15s %20s %20s %20s %20s\n", "solver", "1 user x 1 thr", "1 user x 2 thr",
            "2 users x 1 thr", "2 users x 2 thr");
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
         char cell[4][32];
         const int users[4] = {1, 1, 2, 2}, threads[4] = {1, 2, 1, 2};
+        double *samples[4];
+        for (int m = 0; m < 4; m++)
+            samples[m] = malloc((size_t)(ROUNDS * 2 * calls) * sizeof(double));
+        for (int r = 0; r < ROUNDS; r++)
+            for (int m = 0; m < 4; m++)
+                measure(&configs[i], users[m], threads[m], calls,
+                        samples[m] + (size_t)(r * users[m] * calls));
         for (int m = 0; m < 4; m++) {
-            double med, p90;
-            measure(&configs[i], users[m], threads[m], calls, &med, &p90);
-            snprintf(cell[m], sizeof cell[m], "%.3f / %.3f", med, p90);
+            const size_t n = (size_t)(ROUNDS * users[m] * calls);
+            const double med = stats_median(samples[m], n);
+            snprintf(cell[m], sizeof cell[m], "%.3f/%.3f/%.3f", med,
+                     stats_quantile_sorted(samples[m], n, 0.9), samples[m][0]);
+            free(samples[m]);
         }
-        printf("%-15s %18s %18s %18s %18s\n", configs[i].solver, cell[0], cell[1], cell[2],
+        printf("%-15s %20s %20s %20s %20s\n", configs[i].solver, cell[0], cell[1], cell[2],
                cell[3]);
         fflush(stdout);
     }

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libcjson-dev        # model runtime: JSON parsing of frugally-deep files
   libsqlite3-dev      # performance database
-  libopenblas-dev     # cblas_sgemm for the GEMM-based solvers
+  libopenblas-dev     # bench/bench_sgemm compares convsel's GEMM with it
   libdnnl-dev         # oneDNN 2.6: the oneDNN-backed solvers and the bench baseline
   python3-torch       # reference outputs for tests/test_torch_reference.c
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes

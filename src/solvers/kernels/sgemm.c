@@ -71,7 +71,7 @@ static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t mr, 
     }
 #define STORE_ROW(i)                                                                               \
     if ((i) < MR) {                                                                                \
-        VEC *r0 = (VEC *)(c + (i) * ldc), *r1 = (VEC *)(c + (i) * ldc + V);                        \
+        VEC *r0 = (VEC *)(c + (i)*ldc), *r1 = (VEC *)(c + (i)*ldc + V);                            \
         if (accumulate) {                                                                          \
             *r0 += c##i##0;                                                                        \
             *r1 += c##i##1;                                                                        \
@@ -87,11 +87,13 @@ static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t mr, 
     VEC c111 = {0}, c120 = {0}, c121 = {0}, c130 = {0}, c131 = {0};                                \
     for (size_t p = 0; p < kc; p++) {                                                              \
         const VEC b0 = *(const VEC *)(b + p * 2 * V), b1 = *(const VEC *)(b + p * 2 * V + V);      \
-        ACC_ROW(0) ACC_ROW(1) ACC_ROW(2) ACC_ROW(3) ACC_ROW(4) ACC_ROW(5) ACC_ROW(6) ACC_ROW(7)     \
-        ACC_ROW(8) ACC_ROW(9) ACC_ROW(10) ACC_ROW(11) ACC_ROW(12) ACC_ROW(13)                      \
+        ACC_ROW(0)                                                                                 \
+        ACC_ROW(1) ACC_ROW(2) ACC_ROW(3) ACC_ROW(4) ACC_ROW(5) ACC_ROW(6) ACC_ROW(7) ACC_ROW(8)    \
+            ACC_ROW(9) ACC_ROW(10) ACC_ROW(11) ACC_ROW(12) ACC_ROW(13)                             \
     }                                                                                              \
-    STORE_ROW(0) STORE_ROW(1) STORE_ROW(2) STORE_ROW(3) STORE_ROW(4) STORE_ROW(5) STORE_ROW(6)     \
-    STORE_ROW(7) STORE_ROW(8) STORE_ROW(9) STORE_ROW(10) STORE_ROW(11) STORE_ROW(12) STORE_ROW(13)
+    STORE_ROW(0)                                                                                   \
+    STORE_ROW(1) STORE_ROW(2) STORE_ROW(3) STORE_ROW(4) STORE_ROW(5) STORE_ROW(6) STORE_ROW(7)     \
+        STORE_ROW(8) STORE_ROW(9) STORE_ROW(10) STORE_ROW(11) STORE_ROW(12) STORE_ROW(13)
 
 typedef float v4f __attribute__((vector_size(16), aligned(4)));
 typedef float v8f __attribute__((vector_size(32), aligned(4)));
@@ -114,8 +116,8 @@ ukernel_6x16_avx2(size_t kc, const float *restrict a, const float *restrict b, f
 }
 
 __attribute__((target("arch=x86-64-v4"))) static void
-ukernel_8x32_avx512(size_t kc, const float *restrict a, const float *restrict b,
-                    float *restrict c, size_t ldc, bool accumulate) {
+ukernel_8x32_avx512(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                    size_t ldc, bool accumulate) {
     enum { MR = 8, V = 16 };
     typedef v16f VEC;
     MICRO_KERNEL_BODY
@@ -124,8 +126,8 @@ ukernel_8x32_avx512(size_t kc, const float *restrict a, const float *restrict b,
 
 struct variant {
     size_t mr, nr;
-    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b,
-                    float *restrict c, size_t ldc, bool accumulate);
+    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                    size_t ldc, bool accumulate);
 };
 
 static const struct variant variants[3] = {
@@ -155,7 +157,9 @@ static void free_buffers(void *p) {
     free(bf);
 }
 
-static void make_key(void) { pthread_key_create(&buffers_key, free_buffers); }
+static void make_key(void) {
+    pthread_key_create(&buffers_key, free_buffers);
+}
 
 static float *grow(float **buf, size_t *cap, size_t need) {
     if (need <= *cap)

@@ -21,7 +21,7 @@ struct sgemm_args {
     const float *b; /* k x n (ldb), or n x k when b_trans */
     size_t ldb;
     bool b_trans;
-    float *c;       /* m x n (ldc) */
+    float *c; /* m x n (ldc) */
     size_t ldc;
 };
 
