@@ -12,6 +12,7 @@ extern const struct solver solver_im2col_gemm;
 extern const struct solver solver_onednn_direct;
 extern const struct solver solver_onednn_winograd;
 extern const struct solver solver_reference;
+extern const struct solver solver_winograd_f4x3;
 
 /* One solver per line, in order of preference. */
 // clang-format off
@@ -19,6 +20,7 @@ static const struct solver *const registry[] = {
     &solver_depthwise,
     &solver_gemm_1x1,
     &solver_gemm_1x1_strided,
+    &solver_winograd_f4x3,
     &solver_im2col_gemm,
     &solver_onednn_direct,
     &solver_onednn_winograd,

@@ -1,0 +1,223 @@
+/* winograd_f4x3.c -- Winograd F(4x4, 3x3): 3x3, stride 1, dilation 1,
+ * groups 1, any packed layout. Each 4x4 output tile comes from a 6x6 input
+ * tile with 36 multiplications per (input channel, output channel) instead
+ * of 144: the filters and input tiles are transformed (U = G g G^T,
+ * V = B^T d B), the 36 transformed positions become 36 GEMMs
+ * M[i] (K x T) = U[i] (K x C) * V[i] (C x T), and each output tile is
+ * A^T m A. Tiles are processed in blocks so the workspace stays bounded;
+ * transforms run on the handle's pool, the GEMMs on convsel's GEMM.
+ *
+ * Error: the transforms have entries up to 5 and 1/24, so rounding is
+ * amplified; the error bound used across the field for F(4x4,3x3) fp32 is
+ * 1e-3 relative to max|y| (oneDNN's and NNPACK's tests), and that is the
+ * tolerance here; tests/test_solvers.c reports the measured worst case. */
+#include <string.h>
+
+#include "solvers/kernels/sgemm.h"
+#include "solvers/kernels/winograd_kernels.h"
+#include "solvers/solver.h"
+
+#define TILE_BLOCK 512 /* tiles per block: V and M are 36 x C (or K) x TILE_BLOCK */
+
+/* G (6x3) of F(4x4, 3x3) (Lavin & Gray), for the filter transform. */
+static const float G[6][3] = {
+    {1.0f / 4, 0, 0},
+    {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+    {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+    {1.0f / 24, 1.0f / 12, 1.0f / 6},
+    {1.0f / 24, -1.0f / 12, 1.0f / 6},
+    {0, 0, 1},
+};
+/* B^T and A^T are spelled out in kernels/winograd_kernels.c. */
+
+static bool is_applicable(const struct conv_problem *p, const char **reason) {
+    if (!p->packed || p->r != 3 || p->s != 3 || p->stride_h != 1 || p->stride_w != 1 ||
+        p->dil_h != 1 || p->dil_w != 1 || p->groups != 1) {
+        if (reason)
+            *reason = "winograd_f4x3 needs packed tensors, 3x3, stride 1, dilation 1, groups 1";
+        return false;
+    }
+    return true;
+}
+
+static int64_t tiles(const struct conv_problem *p) {
+    return p->n * ((p->oh + 3) / 4) * ((p->ow + 3) / 4);
+}
+
+static int64_t block_tiles(const struct conv_problem *p) {
+    const int64_t t = tiles(p);
+    return t < TILE_BLOCK ? t : TILE_BLOCK;
+}
+
+/* U (36 x K x C), then V (36 x C x TB) and M (36 x K x TB). */
+static size_t workspace_size(const struct conv_problem *p) {
+    const size_t tb = (size_t)block_tiles(p);
+    return 36 * ((size_t)(p->k * p->c) + (size_t)p->c * tb + (size_t)p->k * tb) * sizeof(float);
+}
+
+struct wino {
+    const struct conv_problem *p;
+    const float *x, *w;
+    float *y, *u, *v, *m;
+    int64_t th, tw, t0, tb; /* tiles per image row/column; current block */
+};
+
+/* U[i][k][c] = (G g G^T)[i] for filters k in [begin, end). */
+static void filter_transform(void *ctx, size_t begin, size_t end) {
+    const struct wino *s = ctx;
+    const struct conv_problem *p = s->p;
+    for (size_t k = begin; k < end; k++)
+        for (int64_t c = 0; c < p->c; c++) {
+            float g[3][3], tmp[6][3];
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++)
+                    g[r][q] = s->w[problem_filter_offset(p, (int64_t)k, c, r, q)];
+            for (int i = 0; i < 6; i++)
+                for (int q = 0; q < 3; q++)
+                    tmp[i][q] = G[i][0] * g[0][q] + G[i][1] * g[1][q] + G[i][2] * g[2][q];
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 6; j++)
+                    s->u[((size_t)(i * 6 + j) * (size_t)p->k + k) * (size_t)p->c + (size_t)c] =
+                        tmp[i][0] * G[j][0] + tmp[i][1] * G[j][1] + tmp[i][2] * G[j][2];
+        }
+}
+
+/* Image, tile row and column of tile t of the block; next_tile() walks
+ * them in order without divisions. */
+struct tile_pos {
+    int64_t n, ty, tx;
+};
+
+static struct tile_pos tile_at(const struct wino *s, int64_t t) {
+    const int64_t g = s->t0 + t;
+    return (struct tile_pos){g / (s->th * s->tw), g / s->tw % s->th, g % s->tw};
+}
+
+static void next_tile(const struct wino *s, struct tile_pos *tp) {
+    if (++tp->tx == s->tw) {
+        tp->tx = 0;
+        if (++tp->ty == s->th) {
+            tp->ty = 0;
+            tp->n++;
+        }
+    }
+}
+
+/* Gathers tile tp of channel c into lane l of d ([position][lane]). */
+static void gather_tile(const struct wino *s, size_t c, struct tile_pos tp, int64_t l, float *d) {
+    const struct conv_problem *p = s->p;
+    const int64_t *xs = p->x_stride;
+    const int64_t y0 = tp.ty * 4 - p->pad_h, x0 = tp.tx * 4 - p->pad_w;
+    const float *plane = s->x + tp.n * xs[DIM_N] + (int64_t)c * xs[DIM_C];
+    if (y0 >= 0 && y0 + 6 <= p->h && x0 >= 0 && x0 + 6 <= p->w) { /* interior: no checks */
+        for (int i = 0; i < 6; i++) {
+            const float *row = plane + (y0 + i) * xs[DIM_H] + x0 * xs[DIM_W];
+            for (int j = 0; j < 6; j++)
+                d[(i * 6 + j) * WINO_LANES + l] = row[j * xs[DIM_W]];
+        }
+        return;
+    }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            const int64_t iy = y0 + i, ix = x0 + j;
+            d[(i * 6 + j) * WINO_LANES + l] = iy >= 0 && iy < p->h && ix >= 0 && ix < p->w
+                                                  ? plane[iy * xs[DIM_H] + ix * xs[DIM_W]]
+                                                  : 0.0f;
+        }
+}
+
+/* V[i][c][t] = (B^T d B)[i] for channels c in [begin, end), WINO_LANES
+ * tiles at a time through the vectorized kernel. */
+static void input_transform(void *ctx, size_t begin, size_t end) {
+    const struct wino *s = ctx;
+    const struct conv_problem *p = s->p;
+    const struct wino_kernels *kern = wino_kernels();
+    float d[36 * WINO_LANES], v[36 * WINO_LANES];
+    for (size_t c = begin; c < end; c++) {
+        struct tile_pos tp = tile_at(s, 0);
+        for (int64_t t0 = 0; t0 < s->tb; t0 += WINO_LANES) {
+            const int64_t lanes = s->tb - t0 < WINO_LANES ? s->tb - t0 : WINO_LANES;
+            for (int64_t l = 0; l < lanes; l++, next_tile(s, &tp))
+                gather_tile(s, c, tp, l, d);
+            for (int64_t l = lanes; l < WINO_LANES; l++)
+                for (int i = 0; i < 36; i++)
+                    d[i * WINO_LANES + l] = 0.0f;
+            kern->input(d, v, WINO_LANES);
+            for (int i = 0; i < 36; i++)
+                memcpy(s->v + ((size_t)i * (size_t)p->c + c) * (size_t)s->tb + (size_t)t0,
+                       v + i * WINO_LANES, (size_t)lanes * sizeof(float));
+        }
+    }
+}
+
+/* y tile = A^T m A for output channels k in [begin, end). */
+static void output_transform(void *ctx, size_t begin, size_t end) {
+    const struct wino *s = ctx;
+    const struct conv_problem *p = s->p;
+    const struct wino_kernels *kern = wino_kernels();
+    const int64_t *ys = p->y_stride;
+    float m[36 * WINO_LANES], o[16 * WINO_LANES];
+    for (size_t k = begin; k < end; k++) {
+        struct tile_pos tp = tile_at(s, 0);
+        for (int64_t t0 = 0; t0 < s->tb; t0 += WINO_LANES) {
+            const int64_t lanes = s->tb - t0 < WINO_LANES ? s->tb - t0 : WINO_LANES;
+            for (int i = 0; i < 36; i++) {
+                memcpy(m + i * WINO_LANES,
+                       s->m + ((size_t)i * (size_t)p->k + k) * (size_t)s->tb + (size_t)t0,
+                       (size_t)lanes * sizeof(float));
+                for (int64_t l = lanes; l < WINO_LANES; l++)
+                    m[i * WINO_LANES + l] = 0.0f;
+            }
+            kern->output(m, WINO_LANES, o);
+            for (int64_t l = 0; l < lanes; l++, next_tile(s, &tp)) {
+                float *out = s->y + tp.n * ys[DIM_N] + (int64_t)k * ys[DIM_C] +
+                             tp.ty * 4 * ys[DIM_H] + tp.tx * 4 * ys[DIM_W];
+                const int rows = p->oh - tp.ty * 4 < 4 ? (int)(p->oh - tp.ty * 4) : 4;
+                const int cols = p->ow - tp.tx * 4 < 4 ? (int)(p->ow - tp.tx * 4) : 4;
+                for (int i = 0; i < rows; i++)
+                    for (int j = 0; j < cols; j++)
+                        out[i * ys[DIM_H] + j * ys[DIM_W]] = o[(i * 4 + j) * WINO_LANES + l];
+            }
+        }
+    }
+}
+
+/* M[i] = U[i] * V[i] for positions i in [begin, end): whole GEMMs per
+ * thread, one pool job for all 36 (each job costs a wake-up). */
+static void position_gemms(void *ctx, size_t begin, size_t end) {
+    const struct wino *s = ctx;
+    const struct conv_problem *p = s->p;
+    for (size_t i = begin; i < end; i++) {
+        const struct sgemm_args g = {(size_t)p->k, (size_t)s->tb, (size_t)p->c,
+                                     s->u + i * (size_t)(p->k * p->c), (size_t)p->c, false,
+                                     s->v + i * (size_t)(p->c * s->tb), (size_t)s->tb, false,
+                                     s->m + i * (size_t)(p->k * s->tb), (size_t)s->tb};
+        sgemm(&g, NULL);
+    }
+}
+
+static convsel_status_t run(const struct conv_run_args *a) {
+    const struct conv_problem *p = a->p;
+    const int64_t tb_max = block_tiles(p), total = tiles(p);
+    struct wino s = {.p = p, .x = a->x, .w = a->w, .y = a->y, .u = a->workspace,
+                     .th = (p->oh + 3) / 4, .tw = (p->ow + 3) / 4};
+    s.v = s.u + 36 * p->k * p->c;
+    s.m = s.v + 36 * p->c * tb_max;
+    thread_pool_parallel_for(a->pool, (size_t)p->k, filter_transform, &s);
+    for (s.t0 = 0; s.t0 < total; s.t0 += tb_max) {
+        s.tb = total - s.t0 < tb_max ? total - s.t0 : tb_max;
+        thread_pool_parallel_for(a->pool, (size_t)p->c, input_transform, &s);
+        thread_pool_parallel_for(a->pool, 36, position_gemms, &s);
+        thread_pool_parallel_for(a->pool, (size_t)p->k, output_transform, &s);
+    }
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+const struct solver solver_winograd_f4x3 = {
+    .name = "winograd_f4x3",
+    .description = "Winograd F(4x4,3x3): 3x3 stride 1, transforms + 36 GEMMs per tile block",
+    .tolerance = 1e-3,
+    .is_applicable = is_applicable,
+    .workspace_size = workspace_size,
+    .run = run,
+};
