@@ -15,11 +15,14 @@
 #include "util/rng.h"
 
 static const double BT[6][6] = {
-    {4, 0, -5, 0, 1, 0}, {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+    {4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
     {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1},
 };
 static const double AT[4][6] = {
-    {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1},
+    {1, 1, 1, 1, 1, 0},
+    {0, 1, -1, 2, -2, 0},
+    {0, 1, 1, 4, 4, 0},
+    {0, 1, -1, 8, -8, 1},
 };
 
 static void test_kernels(void) {
@@ -64,8 +67,8 @@ int main(void) {
     CHECK_STATUS(h, convsel_solver_find(h, "winograd_f4x3", &id), CONVSEL_STATUS_SUCCESS);
     convsel_solver_find(h, "reference", &ref);
     const int64_t cases[][5] = {/* n, c, hw, k, pad */
-                                {1, 3, 3, 2, 1},   {1, 5, 5, 4, 0},   {2, 8, 7, 8, 1},
-                                {1, 16, 13, 9, 2}, {3, 4, 50, 5, 1},  {1, 32, 94, 16, 1}};
+                                {1, 3, 3, 2, 1},   {1, 5, 5, 4, 0},  {2, 8, 7, 8, 1},
+                                {1, 16, 13, 9, 2}, {3, 4, 50, 5, 1}, {1, 32, 94, 16, 1}};
     struct rng g = rng_seed(5);
     double worst = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -85,8 +88,9 @@ int main(void) {
             size_t ws;
             convsel_get_forward_workspace_size(h, id, d.x, d.w, d.conv, d.y, &ws);
             void *work = malloc(ws);
-            CHECK_STATUS(h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work, ws),
-                         CONVSEL_STATUS_SUCCESS);
+            CHECK_STATUS(
+                h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work, ws),
+                CONVSEL_STATUS_SUCCESS);
             convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, r, NULL, 0);
             const struct verify_result vr = verify_compare(y, r, d.y_count);
             worst = fmax(worst, vr.rel_error);

@@ -1,13 +1,12 @@
 /* kernels.c -- see kernels.h. One loop body, written so the compiler
  * vectorizes the inner (contiguous) dimension, compiled three times: for
  * x86-64-v4 (AVX-512), x86-64-v3 (AVX2 + FMA) and the baseline. The table
- * is chosen once from cpuid. Results may differ in the last bits between
- * variants (FMA); model tests use frugally-deep's tolerance, 1e-4. */
+ * is picked from cpuid (which the compiler runtime reads once). Results may differ in the last bits
+ * between variants (FMA); model tests use frugally-deep's tolerance, 1e-4. */
 #include "nn/kernels.h"
 
 #include "util/cpu.h"
 
-#include <pthread.h>
 #include <string.h>
 
 static inline __attribute__((always_inline)) void vec_mat_body(const float *restrict v, size_t rows,
@@ -47,29 +46,19 @@ static const struct nn_kernels avx2 = {vec_mat_avx2, "avx2"};
 static const struct nn_kernels avx512 = {vec_mat_avx512, "avx512"};
 #endif
 
+static const void *const table[3] = {
+    &generic,
+#ifdef HAVE_X86_VARIANTS
+    &avx2,
+    &avx512,
+#endif
+};
+
 const struct nn_kernels *nn_kernels_variant(const char *isa) {
     enum cpu_isa level;
-    if (!cpu_isa_parse(isa, &level) || !cpu_supports(level))
-        return NULL;
-#ifdef HAVE_X86_VARIANTS
-    if (strcmp(isa, "avx512") == 0)
-        return &avx512;
-    if (strcmp(isa, "avx2") == 0)
-        return &avx2;
-#endif
-    return &generic;
-}
-
-static const struct nn_kernels *chosen;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void choose(void) {
-    const char *order[] = {"avx512", "avx2", "generic"};
-    for (int i = 0; chosen == NULL && i < 3; i++)
-        chosen = nn_kernels_variant(order[i]);
+    return cpu_isa_parse(isa, &level) ? cpu_variant(table, level) : NULL;
 }
 
 const struct nn_kernels *nn_kernels(void) {
-    pthread_once(&once, choose);
-    return chosen;
+    return cpu_best_variant(table);
 }

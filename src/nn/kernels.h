@@ -14,7 +14,7 @@ struct nn_kernels {
     const char *isa; /* "avx512", "avx2", "generic" */
 };
 
-/* The kernels for this CPU (detected on the first call). */
+/* The kernels for this CPU (the best variant it runs). */
 const struct nn_kernels *nn_kernels(void);
 
 /* A specific variant, for tests: "avx512", "avx2" or "generic"; NULL when

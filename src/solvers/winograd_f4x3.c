@@ -188,10 +188,17 @@ static void position_gemms(void *ctx, size_t begin, size_t end) {
     const struct wino *s = ctx;
     const struct conv_problem *p = s->p;
     for (size_t i = begin; i < end; i++) {
-        const struct sgemm_args g = {(size_t)p->k, (size_t)s->tb, (size_t)p->c,
-                                     s->u + i * (size_t)(p->k * p->c), (size_t)p->c, false,
-                                     s->v + i * (size_t)(p->c * s->tb), (size_t)s->tb, false,
-                                     s->m + i * (size_t)(p->k * s->tb), (size_t)s->tb};
+        const struct sgemm_args g = {(size_t)p->k,
+                                     (size_t)s->tb,
+                                     (size_t)p->c,
+                                     s->u + i * (size_t)(p->k * p->c),
+                                     (size_t)p->c,
+                                     false,
+                                     s->v + i * (size_t)(p->c * s->tb),
+                                     (size_t)s->tb,
+                                     false,
+                                     s->m + i * (size_t)(p->k * s->tb),
+                                     (size_t)s->tb};
         sgemm(&g, NULL);
     }
 }
@@ -199,8 +206,13 @@ static void position_gemms(void *ctx, size_t begin, size_t end) {
 static convsel_status_t run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t tb_max = block_tiles(p), total = tiles(p);
-    struct wino s = {.p = p, .x = a->x, .w = a->w, .y = a->y, .u = a->workspace,
-                     .th = (p->oh + 3) / 4, .tw = (p->ow + 3) / 4};
+    struct wino s = {.p = p,
+                     .x = a->x,
+                     .w = a->w,
+                     .y = a->y,
+                     .u = a->workspace,
+                     .th = (p->oh + 3) / 4,
+                     .tw = (p->ow + 3) / 4};
     s.v = s.u + 36 * p->k * p->c;
     s.m = s.v + 36 * p->c * tb_max;
     thread_pool_parallel_for(a->pool, (size_t)p->k, filter_transform, &s);

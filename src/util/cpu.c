@@ -19,6 +19,17 @@ bool cpu_supports(enum cpu_isa isa) {
 #endif
 }
 
+const void *cpu_variant(const void *const variants[3], enum cpu_isa isa) {
+    return (unsigned)isa < 3 && cpu_supports(isa) ? variants[isa] : NULL;
+}
+
+const void *cpu_best_variant(const void *const variants[3]) {
+    for (int isa = CPU_AVX512; isa >= CPU_GENERIC; isa--)
+        if (variants[isa] != NULL && cpu_supports((enum cpu_isa)isa))
+            return variants[isa];
+    return NULL;
+}
+
 enum cpu_isa cpu_best_isa(void) {
     return cpu_supports(CPU_AVX512) ? CPU_AVX512 : cpu_supports(CPU_AVX2) ? CPU_AVX2 : CPU_GENERIC;
 }

@@ -19,6 +19,12 @@ enum cpu_isa cpu_best_isa(void);
 /* "generic", "avx2", "avx512" */
 const char *cpu_isa_name(enum cpu_isa isa);
 
+/* Kernel tables: variants[isa] is the table compiled for that level (NULL
+ * when not built). cpu_variant gives the one for isa, or NULL when this CPU
+ * cannot run it; cpu_best_variant the best one this CPU runs. */
+const void *cpu_variant(const void *const variants[3], enum cpu_isa isa);
+const void *cpu_best_variant(const void *const variants[3]);
+
 /* Parses a name from cpu_isa_name; false if unknown. */
 bool cpu_isa_parse(const char *name, enum cpu_isa *out);
 

@@ -5,7 +5,6 @@
  * columns in NCHW (contiguous when the stride is 1), over channels in NHWC. */
 #include "solvers/kernels/depthwise_kernels.h"
 
-#include <pthread.h>
 #include <string.h>
 
 /* Output columns [*lo, *hi) whose tap s lands inside the input row. */
@@ -96,25 +95,18 @@ static const struct dw_kernels avx2 = {nchw_row_avx2, nhwc_row_avx2, CPU_AVX2};
 static const struct dw_kernels avx512 = {nchw_row_avx512, nhwc_row_avx512, CPU_AVX512};
 #endif
 
-const struct dw_kernels *dw_kernels_variant(enum cpu_isa isa) {
-    if (!cpu_supports(isa))
-        return NULL;
+static const void *const table[3] = {
+    &generic,
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == CPU_AVX512)
-        return &avx512;
-    if (isa == CPU_AVX2)
-        return &avx2;
+    &avx2,
+    &avx512,
 #endif
-    return isa == CPU_GENERIC ? &generic : NULL;
-}
+};
 
-static const struct dw_kernels *chosen;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void choose(void) {
-    chosen = dw_kernels_variant(cpu_best_isa());
+const struct dw_kernels *dw_kernels_variant(enum cpu_isa isa) {
+    return cpu_variant(table, isa);
 }
 
 const struct dw_kernels *dw_kernels(void) {
-    pthread_once(&once, choose);
-    return chosen;
+    return cpu_best_variant(table);
 }

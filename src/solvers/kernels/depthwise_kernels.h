@@ -27,7 +27,7 @@ struct dw_kernels {
     enum cpu_isa isa;
 };
 
-/* The kernels for this CPU (chosen once). */
+/* The kernels for this CPU (the best variant it runs). */
 const struct dw_kernels *dw_kernels(void);
 
 /* A given variant, for tests; NULL when this CPU cannot run it. */

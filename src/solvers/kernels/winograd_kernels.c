@@ -4,14 +4,12 @@
  * (tiles), which the compiler vectorizes. */
 #include "solvers/kernels/winograd_kernels.h"
 
-#include <pthread.h>
-
 #define L WINO_LANES
 #define LANES for (int l = 0; l < L; l++)
 
 /* out[0..5] = B^T * in[0..5], each a vector of L lanes; in/out strided. */
-static inline __attribute__((always_inline)) void
-bt6(const float *restrict in, long is, float *restrict out, long os) {
+static inline __attribute__((always_inline)) void bt6(const float *restrict in, long is,
+                                                      float *restrict out, long os) {
     const float *d0 = in, *d1 = in + is, *d2 = in + 2 * is, *d3 = in + 3 * is, *d4 = in + 4 * is,
                 *d5 = in + 5 * is;
     LANES {
@@ -25,8 +23,8 @@ bt6(const float *restrict in, long is, float *restrict out, long os) {
 }
 
 /* out[0..3] = A^T * in[0..5]. */
-static inline __attribute__((always_inline)) void
-at6(const float *restrict in, long is, float *restrict out, long os) {
+static inline __attribute__((always_inline)) void at6(const float *restrict in, long is,
+                                                      float *restrict out, long os) {
     const float *m0 = in, *m1 = in + is, *m2 = in + 2 * is, *m3 = in + 3 * is, *m4 = in + 4 * is,
                 *m5 = in + 5 * is;
     LANES {
@@ -58,8 +56,12 @@ static inline __attribute__((always_inline)) void output_body(const float *restr
 }
 
 #define DEFINE_VARIANT(suffix, attr)                                                               \
-    attr static void input_##suffix(const float *d, float *v, long vs) { input_body(d, v, vs); }   \
-    attr static void output_##suffix(const float *m, long ms, float *o) { output_body(m, ms, o); }
+    attr static void input_##suffix(const float *d, float *v, long vs) {                           \
+        input_body(d, v, vs);                                                                      \
+    }                                                                                              \
+    attr static void output_##suffix(const float *m, long ms, float *o) {                          \
+        output_body(m, ms, o);                                                                     \
+    }
 
 DEFINE_VARIANT(generic, )
 static const struct wino_kernels generic = {input_generic, output_generic, CPU_GENERIC};
@@ -70,23 +72,18 @@ static const struct wino_kernels avx2 = {input_avx2, output_avx2, CPU_AVX2};
 static const struct wino_kernels avx512 = {input_avx512, output_avx512, CPU_AVX512};
 #endif
 
-const struct wino_kernels *wino_kernels_variant(enum cpu_isa isa) {
-    if (!cpu_supports(isa))
-        return NULL;
+static const void *const table[3] = {
+    &generic,
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == CPU_AVX512)
-        return &avx512;
-    if (isa == CPU_AVX2)
-        return &avx2;
+    &avx2,
+    &avx512,
 #endif
-    return isa == CPU_GENERIC ? &generic : NULL;
+};
+
+const struct wino_kernels *wino_kernels_variant(enum cpu_isa isa) {
+    return cpu_variant(table, isa);
 }
 
-static const struct wino_kernels *chosen;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void choose(void) { chosen = wino_kernels_variant(cpu_best_isa()); }
-
 const struct wino_kernels *wino_kernels(void) {
-    pthread_once(&once, choose);
-    return chosen;
+    return cpu_best_variant(table);
 }
