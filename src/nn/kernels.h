@@ -1,6 +1,6 @@
 /* kernels.h -- the arithmetic the dense and recurrent layers spend their
  * time in, in variants for several ISAs; the best one for this CPU is
- * chosen once. */
+ * picked from cpuid. */
 #ifndef CONVSEL_NN_KERNELS_H
 #define CONVSEL_NN_KERNELS_H
 
