@@ -25,30 +25,29 @@ static void vec_mat_generic(const float *restrict v, size_t rows, const float *r
     vec_mat_body(v, rows, w, cols, acc);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define HAVE_X86_VARIANTS 1
-__attribute__((target("arch=x86-64-v3"))) static void
-vec_mat_avx2(const float *restrict v, size_t rows, const float *restrict w, size_t cols,
-             float *restrict acc) {
+#ifdef CPU_X86_VARIANTS
+CPU_TARGET_AVX2 static void vec_mat_avx2(const float *restrict v, size_t rows,
+                                         const float *restrict w, size_t cols,
+                                         float *restrict acc) {
     vec_mat_body(v, rows, w, cols, acc);
 }
 
-__attribute__((target("arch=x86-64-v4"))) static void
-vec_mat_avx512(const float *restrict v, size_t rows, const float *restrict w, size_t cols,
-               float *restrict acc) {
+CPU_TARGET_AVX512 static void vec_mat_avx512(const float *restrict v, size_t rows,
+                                             const float *restrict w, size_t cols,
+                                             float *restrict acc) {
     vec_mat_body(v, rows, w, cols, acc);
 }
 #endif
 
 static const struct nn_kernels generic = {vec_mat_generic, "generic"};
-#ifdef HAVE_X86_VARIANTS
+#ifdef CPU_X86_VARIANTS
 static const struct nn_kernels avx2 = {vec_mat_avx2, "avx2"};
 static const struct nn_kernels avx512 = {vec_mat_avx512, "avx512"};
 #endif
 
 static const void *const table[3] = {
     &generic,
-#ifdef HAVE_X86_VARIANTS
+#ifdef CPU_X86_VARIANTS
     &avx2,
     &avx512,
 #endif

@@ -13,6 +13,14 @@ enum cpu_isa {
 
 bool cpu_supports(enum cpu_isa isa);
 
+/* For kernel files: whether the x86 variants are built, and the function
+ * attributes that compile a function for each level. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CPU_X86_VARIANTS 1
+#define CPU_TARGET_AVX2 __attribute__((target("arch=x86-64-v3")))
+#define CPU_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
+#endif
+
 /* The best level this CPU supports. */
 enum cpu_isa cpu_best_isa(void);
 

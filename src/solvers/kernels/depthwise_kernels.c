@@ -88,16 +88,16 @@ static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_
 DEFINE_VARIANT(generic, )
 static const struct dw_kernels generic = {nchw_row_generic, nhwc_row_generic, CPU_GENERIC};
 
-#if defined(__x86_64__) && defined(__GNUC__)
-DEFINE_VARIANT(avx2, __attribute__((target("arch=x86-64-v3"))))
-DEFINE_VARIANT(avx512, __attribute__((target("arch=x86-64-v4"))))
+#ifdef CPU_X86_VARIANTS
+DEFINE_VARIANT(avx2, CPU_TARGET_AVX2)
+DEFINE_VARIANT(avx512, CPU_TARGET_AVX512)
 static const struct dw_kernels avx2 = {nchw_row_avx2, nhwc_row_avx2, CPU_AVX2};
 static const struct dw_kernels avx512 = {nchw_row_avx512, nhwc_row_avx512, CPU_AVX512};
 #endif
 
 static const void *const table[3] = {
     &generic,
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CPU_X86_VARIANTS
     &avx2,
     &avx512,
 #endif

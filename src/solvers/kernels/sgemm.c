@@ -90,14 +90,16 @@ static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t mr, 
         ACC_ROW(0)                                                                                 \
         ACC_ROW(1)                                                                                 \
         ACC_ROW(2)                                                                                 \
-        ACC_ROW(3) ACC_ROW(4) ACC_ROW(5) ACC_ROW(6) ACC_ROW(7) ACC_ROW(8) ACC_ROW(9) ACC_ROW(10)   \
-            ACC_ROW(11) ACC_ROW(12) ACC_ROW(13)                                                    \
+        ACC_ROW(3)                                                                                 \
+        ACC_ROW(4) ACC_ROW(5) ACC_ROW(6) ACC_ROW(7) ACC_ROW(8) ACC_ROW(9) ACC_ROW(10) ACC_ROW(11)  \
+            ACC_ROW(12) ACC_ROW(13)                                                                \
     }                                                                                              \
     STORE_ROW(0)                                                                                   \
     STORE_ROW(1)                                                                                   \
     STORE_ROW(2)                                                                                   \
-    STORE_ROW(3) STORE_ROW(4) STORE_ROW(5) STORE_ROW(6) STORE_ROW(7) STORE_ROW(8) STORE_ROW(9)     \
-        STORE_ROW(10) STORE_ROW(11) STORE_ROW(12) STORE_ROW(13)
+    STORE_ROW(3)                                                                                   \
+    STORE_ROW(4) STORE_ROW(5) STORE_ROW(6) STORE_ROW(7) STORE_ROW(8) STORE_ROW(9) STORE_ROW(10)    \
+        STORE_ROW(11) STORE_ROW(12) STORE_ROW(13)
 
 typedef float v4f __attribute__((vector_size(16), aligned(4)));
 typedef float v8f __attribute__((vector_size(32), aligned(4)));
@@ -110,18 +112,18 @@ static void ukernel_4x8_generic(size_t kc, const float *restrict a, const float 
     MICRO_KERNEL_BODY
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("arch=x86-64-v3"))) static void
-ukernel_6x16_avx2(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
-                  size_t ldc, bool accumulate) {
+#ifdef CPU_X86_VARIANTS
+CPU_TARGET_AVX2 static void ukernel_6x16_avx2(size_t kc, const float *restrict a,
+                                              const float *restrict b, float *restrict c,
+                                              size_t ldc, bool accumulate) {
     enum { MR = 6, V = 8 };
     typedef v8f VEC;
     MICRO_KERNEL_BODY
 }
 
-__attribute__((target("arch=x86-64-v4"))) static void
-ukernel_8x32_avx512(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
-                    size_t ldc, bool accumulate) {
+CPU_TARGET_AVX512 static void ukernel_8x32_avx512(size_t kc, const float *restrict a,
+                                                  const float *restrict b, float *restrict c,
+                                                  size_t ldc, bool accumulate) {
     enum { MR = 8, V = 16 };
     typedef v16f VEC;
     MICRO_KERNEL_BODY
@@ -136,7 +138,7 @@ struct variant {
 
 static const struct variant variants[3] = {
     {4, 8, ukernel_4x8_generic},
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CPU_X86_VARIANTS
     {6, 16, ukernel_6x16_avx2},
     {8, 32, ukernel_8x32_avx512},
 #endif

@@ -65,16 +65,16 @@ static inline __attribute__((always_inline)) void output_body(const float *restr
 
 DEFINE_VARIANT(generic, )
 static const struct wino_kernels generic = {input_generic, output_generic, CPU_GENERIC};
-#if defined(__x86_64__) && defined(__GNUC__)
-DEFINE_VARIANT(avx2, __attribute__((target("arch=x86-64-v3"))))
-DEFINE_VARIANT(avx512, __attribute__((target("arch=x86-64-v4"))))
+#ifdef CPU_X86_VARIANTS
+DEFINE_VARIANT(avx2, CPU_TARGET_AVX2)
+DEFINE_VARIANT(avx512, CPU_TARGET_AVX512)
 static const struct wino_kernels avx2 = {input_avx2, output_avx2, CPU_AVX2};
 static const struct wino_kernels avx512 = {input_avx512, output_avx512, CPU_AVX512};
 #endif
 
 static const void *const table[3] = {
     &generic,
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef CPU_X86_VARIANTS
     &avx2,
     &avx512,
 #endif
