@@ -29,11 +29,13 @@ build-tsan: deps
 build-fuzz: deps
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCONVSEL_FUZZ=ON -DCONVSEL_SANITIZE=address,undefined -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
-	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_model_loader
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_model_loader fuzz_problem_key
 
-# A bounded fuzzing run of the model loader (FUZZ_SECONDS, default 60).
+# Bounded fuzzing runs: the model loader (FUZZ_SECONDS, default 60) and the
+# problem-key parser (a quarter of that).
 fuzz: build-fuzz
-	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_model_loader $(FUZZ_SECONDS)
+	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_model_loader $(FUZZ_SECONDS) model
+	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_problem_key $$(( $(FUZZ_SECONDS) / 4 )) key
 
 # The main job on the embedded default: ResNet-50's 3x3 layer, verified.
 run: build

@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# Runs a libFuzzer target for a bounded time on a corpus seeded with the
-# repository's seed models and, when ../shared is present, the real model
-# files. Usage: run-fuzz.sh FUZZER SECONDS [extra libFuzzer flags...]
+# Runs a libFuzzer target for a bounded time on a seeded corpus.
+# Usage: run-fuzz.sh FUZZER SECONDS model|key [extra libFuzzer flags...]
+#   model: the repository's seed models (tests/fuzz/seeds, regressions) and,
+#          when ../shared is present, the real model files; model.dict
+#   key:   tests/fuzz/key-seeds
 # Exits non-zero if the fuzzer finds a crash, leak or timeout; the input is
 # left in <build>/fuzz-artifacts/ (copy it to tests/fuzz/regressions/).
 set -euo pipefail
 fuzzer=$1
 seconds=$2
-shift 2
+kind=${3:-model}
+shift 3 || shift $#
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(dirname "$fuzzer")
-corpus="$work/fuzz-corpus"
+corpus="$work/fuzz-corpus-$kind"
 artifacts="$work/fuzz-artifacts"
 mkdir -p "$corpus" "$artifacts"
-cp "$root"/tests/fuzz/seeds/* "$corpus/"
-cp "$root"/tests/fuzz/regressions/* "$corpus/" 2>/dev/null || true
-shared="$root/../shared"
-if [ -d "$shared" ]; then
-  cp "$shared"/fdeep-conformance/*.json "$corpus/"
-  cp "$shared"/miopen-ai-models/*.model "$corpus/"
-  chmod u+w "$corpus"/*
+dict=()
+if [ "$kind" = key ]; then
+  cp "$root"/tests/fuzz/key-seeds/* "$corpus/"
 else
-  echo "run-fuzz: ../shared absent: seeding with the repository's seeds only"
+  dict=(-dict="$root/tests/fuzz/model.dict")
+  cp "$root"/tests/fuzz/seeds/* "$corpus/"
+  cp "$root"/tests/fuzz/regressions/* "$corpus/" 2>/dev/null || true
+  shared="$root/../shared"
+  if [ -d "$shared" ]; then
+    cp "$shared"/fdeep-conformance/*.json "$corpus/"
+    cp "$shared"/miopen-ai-models/*.model "$corpus/"
+  else
+    echo "run-fuzz: ../shared absent: seeding with the repository's seeds only"
+  fi
 fi
+chmod u+w "$corpus"/*
 echo "run-fuzz: $(basename "$fuzzer") for ${seconds}s on $(ls "$corpus" | wc -l) corpus files"
 set +e
 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -dict="$root/tests/fuzz/model.dict" -artifact_prefix="$artifacts/" "$@" "$corpus" 2>&1 |
-  grep -E "^(#[0-9]+ +(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written|[A-Za-z/._-]+:[0-9]+:[0-9]+: runtime error)"
+  "${dict[@]}" -artifact_prefix="$artifacts/" "$@" "$corpus" 2>&1 |
+  grep -E "^(#[0-9]+ +(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss|==[0-9]+== ?ERROR|SUMMARY|artifact_prefix|Test unit written|[A-Za-z/._-]+:[0-9]+:[0-9]+: runtime error)"
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ]; then

@@ -116,6 +116,9 @@ static void test_malformed(void) {
         {"64-56-56-3-3-64-56-56-1-1x1-1x1-1x1-g1-NCHW-FP32-F", "after field R"},
         {"-64-56-56-3x3-64-56-56-1-1x1-1x1-1x1-g1-NCHW-FP32-F", "field C"},
         {"64-+56-56-3x3-64-56-56-1-1x1-1x1-1x1-g1-NCHW-FP32-F", "field H"},
+        /* found by fuzz_problem_key: a leading zero is not the canonical spelling */
+        {"32-112-112-3x3-32-112-112-1-1x1-1x1-01x1-g32-NCHW_KRSC-FP32-F", "field DILH"},
+        {"064-56-56-3x3-64-56-56-1-1x1-1x1-1x1-g1-NCHW-FP32-F", "field C"},
         {"64-56-56-3x3-64-55-56-1-1x1-1x1-1x1-g1-NCHW-FP32-F", "OH x OW = 55x56"},
         {"0-56-56-3x3-64-56-56-1-1x1-1x1-1x1-g1-NCHW-FP32-F", "x_desc.c = 0"},
         {"64-56-56-3x3-64-56-56-1-1x1-1x1-1x1-g3-NCHW-FP32-F", "conv_desc.groups = 3"},

@@ -35,10 +35,13 @@ size_t problem_key_format(const struct conv_problem *p, char *buf, size_t cap) {
     return len < 0 ? 0 : (size_t)len;
 }
 
-/* Reads a decimal integer without sign or leading '+' at *cur; at most 18
- * digits so it cannot overflow. Returns false on anything else. */
+/* Reads a decimal integer without sign, '+' or leading zeros at *cur (the
+ * canonical spelling only: "01" and "1" must not be two keys for one
+ * problem); at most 18 digits so it cannot overflow. False otherwise. */
 static bool read_uint(const char **cur, int64_t *out) {
     const char *s = *cur;
+    if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+        return false;
     int64_t v = 0;
     int digits = 0;
     while (*s >= '0' && *s <= '9') {
