@@ -1,0 +1,81 @@
+/* test_cli_bench.c -- `convsel bench` as a user runs it: a small problem
+ * file gives the table, the geomean line and a CSV with every variant;
+ * malformed files are refused with the line and what is wrong (exit 2). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char out[1 << 16];
+static char dir[] = "/tmp/convsel-bench-XXXXXX";
+
+static const char header[] = "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n";
+
+static const char *write_file(const char *name, const char *text) {
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int bench(const char *args) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s bench %s", test_convsel_bin(), args);
+    return test_run_command(cmd, out, sizeof out);
+}
+
+int main(void) {
+    if (mkdtemp(dir) == NULL)
+        test_skip("test_cli_bench", "cannot create a temporary directory");
+    char text[2048], args[1024];
+    snprintf(text, sizeof text,
+             "%ssmall_3x3,1,16,12,12,16,3,3,1,1,1,1,1,1,1\n# a comment line\n"
+             "small_1x1,2,8,10,10,24,1,1,0,0,1,1,1,1,1\nsmall_dw,1,8,9,9,8,3,3,1,1,2,2,1,1,8\n",
+             header);
+    const char *good = write_file("good.csv", text);
+    snprintf(args, sizeof args, "--problems %s --threads 2 --csv %s/out.csv", good, dir);
+    CHECK(bench(args) == 0);
+    CHECK(strstr(out, "small_3x3") && strstr(out, "small_1x1") && strstr(out, "small_dw"));
+    CHECK(strstr(out, "geomean oracle/onednn-auto = ") && strstr(out, "(3 problems)"));
+    CHECK(strstr(out, "FAILED") == NULL);
+    char csv_path[512];
+    snprintf(csv_path, sizeof csv_path, "%s/out.csv", dir);
+    FILE *f = fopen(csv_path, "r");
+    int lines = 0, oracle = 0, dnnl = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        lines++;
+        oracle += strstr(line, ",oracle,") != NULL;
+        dnnl += strstr(line, ",onednn-auto,") != NULL;
+    }
+    if (f)
+        fclose(f);
+    CHECK(lines > 1 + 3 * 3 && oracle == 3 && dnnl == 3); /* header + >= 2 solvers each */
+
+    /* malformed files */
+    snprintf(args, sizeof args, "--problems %s",
+             write_file("hdr.csv", "name,n,c\nx,1,2\n"));
+    CHECK(bench(args) == 2 && strstr(out, "line 1 must be the header"));
+    snprintf(text, sizeof text, "%sbad,1,16,x12,12,16,3,3,1,1,1,1,1,1,1\n", header);
+    snprintf(args, sizeof args, "--problems %s", write_file("int.csv", text));
+    CHECK(bench(args) == 2 && strstr(out, "line 2: column 4") && strstr(out, "not an integer"));
+    snprintf(text, sizeof text, "%sbad,1,16,12,12,16,3,3,1,1,1,1,1,1,1,9\n", header);
+    snprintf(args, sizeof args, "--problems %s", write_file("cols.csv", text));
+    CHECK(bench(args) == 2 && strstr(out, "line 2: more than 15 columns"));
+    snprintf(args, sizeof args, "--problems %s", write_file("empty.csv", header));
+    CHECK(bench(args) == 2 && strstr(out, "no problems"));
+    snprintf(text, sizeof text, "%sbad,1,0,12,12,16,3,3,1,1,1,1,1,1,1\n", header);
+    snprintf(args, sizeof args, "--problems %s", write_file("zero.csv", text));
+    CHECK(bench(args) == 2 && strstr(out, "x_desc.c = 0") && strstr(out, "(problem bad)"));
+    CHECK(bench("--problems /nonexistent.csv") == 2 && strstr(out, "cannot open"));
+    CHECK(bench("") == 2 && strstr(out, "--problems FILE is required"));
+    CHECK(bench("--help") == 0 && strstr(out, "geomean oracle/onednn-auto"));
+
+    snprintf(text, sizeof text, "rm -rf %s", dir);
+    test_run_command(text, out, sizeof out);
+    return test_finish("test_cli_bench");
+}
