@@ -11,7 +11,8 @@
 static char out[1 << 16];
 static char dir[] = "/tmp/convsel-bench-XXXXXX";
 
-static const char header[] = "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n";
+static const char header[] =
+    "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n";
 
 static const char *write_file(const char *name, const char *text) {
     static char path[256];
@@ -57,8 +58,7 @@ int main(void) {
     CHECK(lines > 1 + 3 * 3 && oracle == 3 && dnnl == 3); /* header + >= 2 solvers each */
 
     /* malformed files */
-    snprintf(args, sizeof args, "--problems %s",
-             write_file("hdr.csv", "name,n,c\nx,1,2\n"));
+    snprintf(args, sizeof args, "--problems %s", write_file("hdr.csv", "name,n,c\nx,1,2\n"));
     CHECK(bench(args) == 2 && strstr(out, "line 1 must be the header"));
     snprintf(text, sizeof text, "%sbad,1,16,x12,12,16,3,3,1,1,1,1,1,1,1\n", header);
     snprintf(args, sizeof args, "--problems %s", write_file("int.csv", text));

@@ -1,11 +1,50 @@
 /* fallback.c -- the hand-written choice used when no model or database
  * answer is available: a pure function of the problem, no I/O, no
- * allocation. The registry lists solvers in order of preference, so the
- * first applicable one that is not the reference wins. */
+ * allocation, always an applicable solver. The rules are general
+ * algorithm knowledge, not thresholds fitted to a benchmark:
+ *   - depthwise (groups = channels) runs on the depthwise solver: as a GEMM
+ *     it falls to ~1% of peak;
+ *   - a 1x1 convolution with stride 1 and no padding is a plain GEMM on
+ *     the input, no layout change;
+ *   - 3x3, stride 1, dilation 1 with enough channels to amortize the
+ *     transforms (64 in and out) is Winograd's case (2.25-4x fewer
+ *     multiplications), oneDNN's where it applies (its kernels are faster
+ *     today), else convsel's;
+ *   - everything else goes to oneDNN's direct convolution, which holds up
+ *     across shapes (few channels, large or strided filters, dilation,
+ *     groups);
+ *   - if none of those applies, the first applicable solver in registry
+ *     order, and at worst the reference. */
+#include <string.h>
+
 #include "heur/select.h"
 #include "solvers/solver.h"
 
+static int applicable(const char *name, const struct conv_problem *p) {
+    const int id = solver_find(name);
+    return id >= 0 && solver_get(id)->is_applicable(p, NULL) ? id : -1;
+}
+
 int heur_select_solver(const struct conv_problem *p) {
+    const bool depthwise = p->groups == p->c && p->groups > 1;
+    const bool one_by_one = p->r == 1 && p->s == 1 && p->pad_h == 0 && p->pad_w == 0 &&
+                            p->stride_h == 1 && p->stride_w == 1;
+    const bool winograd_shape = p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 &&
+                                p->dil_h == 1 && p->dil_w == 1 && p->groups == 1 && p->c >= 64 &&
+                                p->k >= 64;
+    const char *prefer[3] = {NULL, NULL, NULL};
+    if (depthwise)
+        prefer[0] = "depthwise";
+    else if (one_by_one)
+        prefer[0] = "gemm_1x1";
+    else if (winograd_shape)
+        prefer[0] = "onednn_winograd", prefer[1] = "winograd_f4x3";
+    prefer[2] = "onednn_direct";
+    for (int i = 0; i < 3; i++) {
+        const int id = prefer[i] ? applicable(prefer[i], p) : -1;
+        if (id >= 0)
+            return id;
+    }
     const int ref = solver_reference_id();
     for (int id = 0; id < solver_count(); id++)
         if (id != ref && solver_get(id)->is_applicable(p, NULL))

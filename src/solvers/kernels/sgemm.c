@@ -93,8 +93,8 @@ static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t mr, 
         ACC_ROW(3)                                                                                 \
         ACC_ROW(4)                                                                                 \
         ACC_ROW(5)                                                                                 \
-        ACC_ROW(6) ACC_ROW(7) ACC_ROW(8) ACC_ROW(9) ACC_ROW(10) ACC_ROW(11) ACC_ROW(12)            \
-            ACC_ROW(13)                                                                            \
+        ACC_ROW(6)                                                                                 \
+        ACC_ROW(7) ACC_ROW(8) ACC_ROW(9) ACC_ROW(10) ACC_ROW(11) ACC_ROW(12) ACC_ROW(13)           \
     }                                                                                              \
     STORE_ROW(0)                                                                                   \
     STORE_ROW(1)                                                                                   \
@@ -102,8 +102,8 @@ static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t mr, 
     STORE_ROW(3)                                                                                   \
     STORE_ROW(4)                                                                                   \
     STORE_ROW(5)                                                                                   \
-    STORE_ROW(6) STORE_ROW(7) STORE_ROW(8) STORE_ROW(9) STORE_ROW(10) STORE_ROW(11) STORE_ROW(12)  \
-        STORE_ROW(13)
+    STORE_ROW(6)                                                                                   \
+    STORE_ROW(7) STORE_ROW(8) STORE_ROW(9) STORE_ROW(10) STORE_ROW(11) STORE_ROW(12) STORE_ROW(13)
 
 typedef float v4f __attribute__((vector_size(16), aligned(4)));
 typedef float v8f __attribute__((vector_size(32), aligned(4)));
