@@ -47,5 +47,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_bench_cache(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif /* CONVSEL_TOOLS_CLI_H */

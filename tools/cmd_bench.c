@@ -18,6 +18,7 @@
 #include "api/descriptors.h"
 #include "cli.h"
 #include "core/verify.h"
+#include "problem_csv.h"
 #include "problem_flags.h"
 #include "solvers/onednn_plan.h"
 #include "solvers/solver.h"
@@ -35,90 +36,7 @@ static const char summary[] =
     "and onednn-auto (oneDNN convolution_auto, NCHW at the boundary, reorders timed, weights\n"
     "packed once) on each problem of FILE, verifies every output, prints GFLOP/s medians and\n"
     "spread, and ends with 'geomean oracle/onednn-auto = X.XX (N problems)'.\n"
-    "FILE's header: name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups (NCHW).";
-
-static const char header[] = "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups";
-
-struct row {
-    char name[64];
-    struct problem_flags pf;
-};
-
-/* Reads FILE into rows; exit code on error (the message names line and field). */
-static int read_problems(const char *path, struct row **rows_out, int *count_out) {
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        fprintf(stderr, "convsel bench: --problems %s: cannot open\n", path);
-        return EXIT_USAGE;
-    }
-    char line[1024];
-    int n = 0, cap = 0, lineno = 1, rc = EXIT_OK;
-    struct row *rows = NULL;
-    if (fgets(line, sizeof line, f) == NULL || strncmp(line, header, strlen(header)) != 0 ||
-        (line[strlen(header)] != '\n' && line[strlen(header)] != '\r' &&
-         line[strlen(header)] != '\0')) {
-        fprintf(stderr, "convsel bench: %s: line 1 must be the header\n  %s\n", path, header);
-        fclose(f);
-        return EXIT_USAGE;
-    }
-    while (fgets(line, sizeof line, f) != NULL) {
-        lineno++;
-        if (line[0] == '\n' || line[0] == '#')
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            struct row *r = realloc(rows, (size_t)cap * sizeof *rows);
-            if (r == NULL) {
-                rc = EXIT_FAILED;
-                break;
-            }
-            rows = r;
-        }
-        struct row *r = &rows[n];
-        problem_flags_defaults(&r->pf);
-        int64_t *fields[14] = {&r->pf.n,     &r->pf.c,        &r->pf.h,        &r->pf.w,
-                               &r->pf.k,     &r->pf.y,        &r->pf.x,        &r->pf.pad_h,
-                               &r->pf.pad_w, &r->pf.stride_h, &r->pf.stride_w, &r->pf.dil_h,
-                               &r->pf.dil_w, &r->pf.groups};
-        char *save = NULL, *tok = strtok_r(line, ",\r\n", &save);
-        if (tok == NULL || strlen(tok) >= sizeof r->name) {
-            fprintf(stderr, "convsel bench: %s line %d: missing or too long name\n", path, lineno);
-            rc = EXIT_USAGE;
-            break;
-        }
-        strcpy(r->name, tok);
-        for (int i = 0; i < 14 && rc == EXIT_OK; i++) {
-            tok = strtok_r(NULL, ",\r\n", &save);
-            char *end = NULL;
-            const long long v = tok ? strtoll(tok, &end, 10) : 0;
-            if (tok == NULL || *end != '\0') {
-                fprintf(stderr, "convsel bench: %s line %d: column %d (%s) is not an integer\n",
-                        path, lineno, i + 2, i == 0 ? "n" : "see header");
-                rc = EXIT_USAGE;
-            }
-            *fields[i] = v;
-        }
-        if (rc == EXIT_OK && strtok_r(NULL, ",\r\n", &save) != NULL) {
-            fprintf(stderr, "convsel bench: %s line %d: more than 15 columns\n", path, lineno);
-            rc = EXIT_USAGE;
-        }
-        if (rc != EXIT_OK)
-            break;
-        n++;
-    }
-    fclose(f);
-    if (rc == EXIT_OK && n == 0) {
-        fprintf(stderr, "convsel bench: %s: no problems\n", path);
-        rc = EXIT_USAGE;
-    }
-    if (rc != EXIT_OK) {
-        free(rows);
-        return rc;
-    }
-    *rows_out = rows;
-    *count_out = n;
-    return EXIT_OK;
-}
+    "FILE's header: " PROBLEM_CSV_HEADER " (NCHW).";
 
 /* One variant of one problem: a solver, or the oneDNN baseline. */
 struct variant {
@@ -170,9 +88,9 @@ int cmd_bench(int argc, char **argv) {
         fprintf(stderr, "convsel bench: --problems FILE is required; --threads must be 1..256\n");
         return EXIT_USAGE;
     }
-    struct row *rows;
+    struct problem_row *rows;
     int n_rows;
-    if ((rc = read_problems(problems, &rows, &n_rows)) != EXIT_OK)
+    if ((rc = problem_csv_read("bench", problems, &rows, &n_rows)) != EXIT_OK)
         return rc;
     FILE *csv = NULL;
     if (csv_path && (csv = fopen(csv_path, "w")) == NULL) {

@@ -15,6 +15,7 @@ static const struct {
     {"predict", cmd_predict, "what MIOpen's AI heuristics pick, from MIOpen's model files"},
     {"race", cmd_race, "the model-cache race harness (safe vs unguarded cache)"},
     {"bench-cache", cmd_bench_cache, "warm lookup cost: convsel's cache vs a global mutex"},
+    {"tune", cmd_tune, "measure every solver on many problems into the performance database"},
     {"db", cmd_db, "db info [PATH] | db merge OUT IN...: the performance database"},
     {"models", cmd_models, "models check PATH...: load model files and run their embedded tests"},
 };

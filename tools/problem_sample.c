@@ -1,0 +1,72 @@
+/* problem_sample.c -- realistic problems for tuning (see problem_sample.h).
+ * The proportions follow what classification and detection networks are
+ * made of: mostly 1x1 and 3x3, a tail of large and separable filters. */
+#include "problem_sample.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int64_t log_uniform(struct rng *r, int64_t lo, int64_t hi) {
+    const double v = exp(rng_uniform(r, log((double)lo), log((double)hi + 1)));
+    const int64_t i = (int64_t)v;
+    return i < lo ? lo : i > hi ? hi : i;
+}
+
+static void pick_filter(struct rng *r, int64_t *fh, int64_t *fw) {
+    static const struct {
+        int percent;
+        int64_t h, w;
+    } shapes[] = {{35, 1, 1}, {40, 3, 3}, {6, 5, 5}, {5, 7, 7}, {2, 1, 7},
+                  {2, 7, 1},  {3, 1, 3},  {3, 3, 1}, {4, 2, 2}};
+    int64_t roll = rng_int(r, 0, 99);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        if (roll < shapes[i].percent) {
+            *fh = shapes[i].h, *fw = shapes[i].w;
+            return;
+        }
+        roll -= shapes[i].percent;
+    }
+    *fh = 3, *fw = 3;
+}
+
+static int64_t out_size(int64_t in, int64_t f, int64_t pad, int64_t stride, int64_t dil) {
+    const int64_t span = dil * (f - 1) + 1;
+    return in + 2 * pad < span ? 0 : (in + 2 * pad - span) / stride + 1;
+}
+
+void problem_sample(struct rng *r, double max_flops, struct problem_row *out, int index) {
+    struct problem_flags *p = &out->pf;
+    for (;;) {
+        problem_flags_defaults(p);
+        p->n = log_uniform(r, 1, 32);
+        p->h = log_uniform(r, 7, 224);
+        p->w = rng_int(r, 0, 99) < 85 ? p->h : log_uniform(r, 7, 224);
+        pick_filter(r, &p->y, &p->x);
+        const int64_t stride = rng_int(r, 0, 99) < 75 ? 1 : 2;
+        p->stride_h = p->stride_w = stride;
+        const int64_t dil = p->y * p->x > 1 && rng_int(r, 0, 99) < 8 ? 2 : 1;
+        p->dil_h = p->dil_w = dil;
+        const bool same = rng_int(r, 0, 99) < 70;
+        p->pad_h = same ? dil * (p->y - 1) / 2 : 0;
+        p->pad_w = same ? dil * (p->x - 1) / 2 : 0;
+        const int64_t kind = rng_int(r, 0, 99);
+        if (kind < 15) { /* depthwise */
+            p->c = p->k = p->groups = log_uniform(r, 8, 1024);
+        } else if (kind < 25) { /* grouped: 2-64 groups of 4-64 channels */
+            p->groups = (int64_t)1 << rng_int(r, 1, 6);
+            p->c = p->groups * log_uniform(r, 4, 64);
+            p->k = p->groups * log_uniform(r, 4, 64);
+        } else {
+            p->groups = 1;
+            p->c = rng_int(r, 0, 99) < 5 ? 3 : log_uniform(r, 1, 1024);
+            p->k = log_uniform(r, 1, 1024);
+        }
+        const int64_t oh = out_size(p->h, p->y, p->pad_h, stride, dil);
+        const int64_t ow = out_size(p->w, p->x, p->pad_w, stride, dil);
+        const double flops = 2.0 * (double)p->n * (double)p->k * (double)oh * (double)ow *
+                             (double)(p->c / p->groups) * (double)(p->y * p->x);
+        if (oh >= 1 && ow >= 1 && flops <= max_flops)
+            break;
+    }
+    snprintf(out->name, sizeof out->name, "sample%d", index);
+}
