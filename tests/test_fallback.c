@@ -29,7 +29,7 @@ static const char *choice(int64_t n, int64_t c, int64_t hw, int64_t k, int64_t f
     char err[PROBLEM_ERROR_MAX];
     if (problem_validate(&p, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
         return "invalid";
-    return solver_get(heur_select_solver(&p))->name;
+    return solver_get(heur_rules_solver(&p))->name;
 }
 
 int main(void) {
@@ -59,7 +59,7 @@ int main(void) {
         char err[PROBLEM_ERROR_MAX];
         if (problem_validate(&p, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
             continue;
-        const int id = heur_select_solver(&p);
+        const int id = heur_rules_solver(&p);
         CHECK(id >= 0 && id != solver_reference_id() && solver_get(id)->is_applicable(&p, NULL));
         checked++;
     }

@@ -9,7 +9,7 @@
 #include "api/descriptors.h"
 #include "cli.h"
 #include "core/verify.h"
-#include "heur/select.h"
+#include "heur/db_snapshot.h"
 #include "problem_flags.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
@@ -186,8 +186,17 @@ int cmd_conv(int argc, char **argv) {
     problem_from_descriptors(h, d.x, d.w, d.conv, d.y, &p);
     problem_key_format(&p, key, sizeof key);
     const bool automatic = id == CONVSEL_SOLVER_AUTO;
-    if (automatic)
-        id = heur_select_solver(&p);
+    convsel_solution_t ranked[16];
+    int n_ranked = 0;
+    if (automatic) {
+        if (convsel_get_solutions(h, d.x, d.w, d.conv, d.y, 16, ranked, &n_ranked) !=
+            CONVSEL_STATUS_SUCCESS) {
+            fprintf(stderr, "convsel conv: ranking: %s\n", convsel_get_error_message(h));
+            rc = EXIT_FAILED;
+            goto done;
+        }
+        id = ranked[0].solver;
+    }
     const struct solver *s = solver_get(id);
 
     int64_t n, k, oh, ow;
@@ -210,7 +219,20 @@ int cmd_conv(int argc, char **argv) {
     int threads;
     convsel_get_num_threads(h, &threads);
     printf("problem   %s\n", key);
-    printf("solver    %s%s\n", s->name, automatic ? " (auto: fallback rules)" : "");
+    if (automatic) {
+        printf("solver    %s (auto: %s)\n", s->name,
+               convsel_ranking_source_string(ranked[0].source));
+        for (int i = 0; i < n_ranked; i++) {
+            char est[32] = "-";
+            if (ranked[i].time_ms >= 0)
+                snprintf(est, sizeof est, "%.4f ms", ranked[i].time_ms);
+            printf("%-9s %d %-20s est %-14s %s\n", i == 0 ? "ranking" : "", i + 1, ranked[i].name,
+                   est, convsel_ranking_source_string(ranked[i].source));
+        }
+        printf("database  %s\n", db_snapshot_status());
+    } else {
+        printf("solver    %s\n", s->name);
+    }
     printf("threads   %d\n", threads);
     fflush(stdout);
     if (o.find) {

@@ -299,6 +299,50 @@ CONVSEL_API convsel_status_t convsel_convolution_forward(
     void *workspace, size_t workspace_bytes);
 
 /* ------------------------------------------------------------------ */
+/* Immediate mode: ranked solutions without running anything            */
+/* ------------------------------------------------------------------ */
+
+/** Where a solution's place in the ranking came from. */
+typedef enum convsel_ranking_source {
+    /** Measured on this machine signature (ISA, cores, the handle's thread
+     *  count) by `convsel tune`: the performance database ($CONVSEL_DB). */
+    CONVSEL_RANKED_BY_DATABASE = 0,
+    /** Predicted by the trained model (not shipped yet). */
+    CONVSEL_RANKED_BY_MODEL = 1,
+    /** The hand-written rules: no time estimate. */
+    CONVSEL_RANKED_BY_RULES = 2,
+} convsel_ranking_source_t;
+
+/** Returns "database", "model", "rules", or "unknown" (static text). */
+CONVSEL_API const char *convsel_ranking_source_string(convsel_ranking_source_t source);
+
+/** One entry of a ranking. */
+typedef struct convsel_solution {
+    convsel_solver_id_t solver;
+    const char *name;       /**< static text */
+    double time_ms;         /**< estimated time; negative when the source has none */
+    size_t workspace_bytes; /**< what convsel_convolution_forward needs for it */
+    convsel_ranking_source_t source;
+} convsel_solution_t;
+
+/** Ranks the solvers applicable to the problem, best first, without running
+ *  any: this machine's measurements from the performance database first
+ *  (fastest first, with their measured medians), then the rules' choice,
+ *  then every other applicable solver (the reference last).
+ *  convsel_convolution_forward with CONVSEL_SOLVER_AUTO runs the first.
+ *  The database is read once per process, at the first ranking; a missing
+ *  or unreadable database is never an error here (one warning on stderr
+ *  when it is unreadable or CONVSEL_DB names a missing file).
+ *  @param max_solutions  Capacity of solutions_out (>= 1).
+ *  @param count_out      Receives the number written (>= 1).
+ *  @returns SUCCESS, or BAD_PARAM (invalid descriptors, NULL outputs,
+ *  max_solutions < 1). */
+CONVSEL_API convsel_status_t convsel_get_solutions(
+    convsel_handle_t handle, const_convsel_tensor_desc_t x_desc, const_convsel_filter_desc_t w_desc,
+    const_convsel_conv_desc_t conv_desc, const_convsel_tensor_desc_t y_desc, int max_solutions,
+    convsel_solution_t *solutions_out, int *count_out);
+
+/* ------------------------------------------------------------------ */
 /* Exhaustive find                                                      */
 /* ------------------------------------------------------------------ */
 

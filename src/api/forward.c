@@ -98,7 +98,7 @@ static convsel_status_t prepare(convsel_handle_t h, convsel_solver_id_t id,
     if (st != CONVSEL_STATUS_SUCCESS)
         return st;
     if (id == CONVSEL_SOLVER_AUTO)
-        id = heur_select_solver(p);
+        id = heur_select_solver(p, h->num_threads);
     const struct solver *s = solver_get(id);
     const char *reason = "not applicable";
     if (!s->is_applicable(p, &reason))

@@ -313,6 +313,32 @@ int perfdb_has_problem(struct perfdb *db, const char *machine, const char *probl
     return result;
 }
 
+int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, char *err,
+                        size_t err_cap) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->sql, "SELECT machine, problem, solver, median_ms FROM perf", -1, &st,
+                           NULL) != SQLITE_OK) {
+        say_sql(db, err, err_cap, "reading records");
+        return -1;
+    }
+    int64_t visited = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        visited++;
+        if (!fn(ctx, column_text(st, 0), column_text(st, 1), column_text(st, 2),
+                sqlite3_column_double(st, 3))) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "reading records");
+        visited = -1;
+    }
+    sqlite3_finalize(st);
+    return visited;
+}
+
 int64_t perfdb_count(struct perfdb *db, char *err, size_t err_cap) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->sql, "SELECT count(*) FROM perf", -1, &st, NULL) != SQLITE_OK) {

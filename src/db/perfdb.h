@@ -68,6 +68,14 @@ int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
 int perfdb_has_problem(struct perfdb *db, const char *machine, const char *problem_key, char *err,
                        size_t err_cap);
 
+/* Calls fn for every record (machine, problem key, solver, median ms),
+ * in no particular order; stops early when fn returns false. Returns the
+ * number of records visited, or -1 on error. */
+typedef bool (*perfdb_visit_fn)(void *ctx, const char *machine, const char *problem_key,
+                                const char *solver, double median_ms);
+int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, char *err,
+                        size_t err_cap);
+
 /* Number of records, or -1 on error. */
 int64_t perfdb_count(struct perfdb *db, char *err, size_t err_cap);
 

@@ -25,7 +25,7 @@ static int applicable(const char *name, const struct conv_problem *p) {
     return id >= 0 && solver_get(id)->is_applicable(p, NULL) ? id : -1;
 }
 
-int heur_select_solver(const struct conv_problem *p) {
+int heur_rules_solver(const struct conv_problem *p) {
     const bool depthwise = p->groups == p->c && p->groups > 1;
     const bool one_by_one = p->r == 1 && p->s == 1 && p->pad_h == 0 && p->pad_w == 0 &&
                             p->stride_h == 1 && p->stride_w == 1;

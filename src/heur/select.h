@@ -1,14 +1,31 @@
-/* select.h -- resolves CONVSEL_SOLVER_AUTO to a solver for a problem.
+/* select.h -- ranks the solvers for a problem, and resolves
+ * CONVSEL_SOLVER_AUTO to the first of them.
  *
- * Today this is the fallback rule set alone; the model-based ranking
- * (immediate mode) plugs in here in front of it. */
+ * Order of authority: this machine's measurements from the performance
+ * database (db_snapshot.c) -> the model (planned) -> the hand-written
+ * rules (fallback.c). Only applicable solvers are ever returned. */
 #ifndef CONVSEL_HEUR_SELECT_H
 #define CONVSEL_HEUR_SELECT_H
 
+#include "convsel/convsel.h"
 #include "core/problem.h"
 
-/* The id of the solver to run p with when the caller asked for AUTO. Always
- * an applicable solver: the reference applies to every valid problem. */
-int heur_select_solver(const struct conv_problem *p);
+struct heur_choice {
+    int solver;                      /* registry id */
+    double time_ms;                  /* estimate; < 0 when the source has none */
+    convsel_ranking_source_t source; /* where this entry's place came from */
+};
+
+/* Writes up to max choices for p (measured on `threads` threads), best
+ * first: measured solvers fastest first, then the rules' pick, then every
+ * other applicable solver in registry order, the reference last. Returns
+ * the number written (>= 1 when max >= 1: the reference always applies). */
+int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max);
+
+/* The first of heur_rank's choices. */
+int heur_select_solver(const struct conv_problem *p, int threads);
+
+/* The hand-written rules alone (fallback.c): always an applicable solver. */
+int heur_rules_solver(const struct conv_problem *p);
 
 #endif /* CONVSEL_HEUR_SELECT_H */

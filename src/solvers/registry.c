@@ -28,6 +28,8 @@ static const struct solver *const registry[] = {
 };
 // clang-format on
 
+_Static_assert(sizeof registry / sizeof registry[0] <= SOLVER_MAX, "raise SOLVER_MAX");
+
 int solver_count(void) {
     return (int)(sizeof registry / sizeof registry[0]);
 }

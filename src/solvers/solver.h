@@ -43,7 +43,10 @@ struct solver {
     convsel_status_t (*run)(const struct conv_run_args *a);
 };
 
-/* Number of registered solvers. */
+/* Upper bound on the registry's size, for per-solver arrays. */
+#define SOLVER_MAX 64
+
+/* Number of registered solvers (<= SOLVER_MAX). */
 int solver_count(void);
 
 /* The solver with this id (its index in the registry), or NULL. */

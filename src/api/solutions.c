@@ -1,0 +1,49 @@
+/* solutions.c -- convsel_get_solutions: the ranking of src/heur, with
+ * names and workspace sizes, for the caller. */
+#include "api/descriptors.h"
+#include "api/handle.h"
+#include "heur/select.h"
+#include "solvers/solver.h"
+
+const char *convsel_ranking_source_string(convsel_ranking_source_t source) {
+    switch (source) {
+    case CONVSEL_RANKED_BY_DATABASE: return "database";
+    case CONVSEL_RANKED_BY_MODEL: return "model";
+    case CONVSEL_RANKED_BY_RULES: return "rules";
+    }
+    return "unknown";
+}
+
+convsel_status_t convsel_get_solutions(convsel_handle_t h, const_convsel_tensor_desc_t x_desc,
+                                       const_convsel_filter_desc_t w_desc,
+                                       const_convsel_conv_desc_t conv_desc,
+                                       const_convsel_tensor_desc_t y_desc, int max_solutions,
+                                       convsel_solution_t *solutions_out, int *count_out) {
+    if (h == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    if (solutions_out == NULL || count_out == NULL)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "%s is NULL",
+                           solutions_out == NULL ? "solutions_out" : "count_out");
+    if (y_desc == NULL)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "y_desc is NULL");
+    if (max_solutions < 1)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "max_solutions = %d: must be >= 1",
+                           max_solutions);
+    struct conv_problem p;
+    convsel_status_t st = problem_from_descriptors(h, x_desc, w_desc, conv_desc, y_desc, &p);
+    if (st != CONVSEL_STATUS_SUCCESS)
+        return st;
+    struct heur_choice ranked[SOLVER_MAX];
+    const int n = heur_rank(&p, h->num_threads, ranked,
+                            max_solutions < SOLVER_MAX ? max_solutions : SOLVER_MAX);
+    for (int i = 0; i < n; i++) {
+        const struct solver *s = solver_get(ranked[i].solver);
+        solutions_out[i] = (convsel_solution_t){.solver = ranked[i].solver,
+                                                .name = s->name,
+                                                .time_ms = ranked[i].time_ms,
+                                                .workspace_bytes = s->workspace_size(&p),
+                                                .source = ranked[i].source};
+    }
+    *count_out = n;
+    return CONVSEL_STATUS_SUCCESS;
+}

@@ -1,0 +1,140 @@
+/* db_snapshot.c -- the read-once database snapshot (see db_snapshot.h).
+ *
+ * The database is optional: a missing default file is normal (nothing was
+ * tuned) and silent; a file that is named by CONVSEL_DB but missing, or
+ * that cannot be read, is reported once on stderr and ranking carries on
+ * with the model or the rules. */
+#include "heur/db_snapshot.h"
+
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/perfdb.h"
+#include "solvers/solver.h"
+
+#define MAX_ENTRIES (4u << 20)
+
+static struct {
+    struct db_entry *entries;
+    size_t count;
+    char status[PATH_MAX + PERFDB_ERROR_MAX + 128];
+} snap;
+
+static pthread_once_t snap_once = PTHREAD_ONCE_INIT;
+
+struct loader {
+    size_t cap, dropped;
+    bool out_of_memory;
+};
+
+static bool keep(void *ctx, const char *machine, const char *key, const char *solver,
+                 double median_ms) {
+    struct loader *l = ctx;
+    const int id = solver_find(solver);
+    if (id < 0 || !isfinite(median_ms) || median_ms < 0) {
+        l->dropped++;
+        return true;
+    }
+    if (snap.count == l->cap) {
+        const size_t cap = l->cap ? 2 * l->cap : 1024;
+        struct db_entry *grown =
+            cap <= MAX_ENTRIES ? realloc(snap.entries, cap * sizeof *grown) : NULL;
+        if (!grown) {
+            l->out_of_memory = true;
+            return false;
+        }
+        snap.entries = grown, l->cap = cap;
+    }
+    char *m = strdup(machine), *k = strdup(key);
+    if (!m || !k) {
+        free(m);
+        free(k);
+        l->out_of_memory = true;
+        return false;
+    }
+    snap.entries[snap.count++] = (struct db_entry){m, k, id, median_ms};
+    return true;
+}
+
+static int by_key_then_time(const void *pa, const void *pb) {
+    const struct db_entry *a = pa, *b = pb;
+    int c = strcmp(a->machine, b->machine);
+    if (c == 0)
+        c = strcmp(a->problem_key, b->problem_key);
+    if (c == 0)
+        c = (a->median_ms > b->median_ms) - (a->median_ms < b->median_ms);
+    return c;
+}
+
+static void drop_all(void) {
+    for (size_t i = 0; i < snap.count; i++) {
+        free((void *)snap.entries[i].machine);
+        free((void *)snap.entries[i].problem_key);
+    }
+    free(snap.entries);
+    snap.entries = NULL, snap.count = 0;
+}
+
+static void load(void) {
+    char path[PATH_MAX], err[PERFDB_ERROR_MAX];
+    const char *named = getenv("CONVSEL_DB");
+    if (!perfdb_default_path(path, sizeof path, err, sizeof err)) {
+        snprintf(snap.status, sizeof snap.status, "none (%s)", err);
+        return;
+    }
+    if (access(path, F_OK) != 0) {
+        snprintf(snap.status, sizeof snap.status, "%s: absent", path);
+        if (named && *named)
+            fprintf(stderr, "convsel: warning: CONVSEL_DB=%s does not exist; ranking without it\n",
+                    path);
+        return;
+    }
+    struct perfdb *db = perfdb_open(path, true, 0, err, sizeof err);
+    struct loader l = {0};
+    const int64_t read = db ? perfdb_for_each(db, keep, &l, err, sizeof err) : -1;
+    perfdb_close(db);
+    if (read < 0 || l.out_of_memory) {
+        drop_all();
+        if (l.out_of_memory)
+            snprintf(err, sizeof err, "%.300s: out of memory after %zu records", path, snap.count);
+        snprintf(snap.status, sizeof snap.status, "not used: %s", err);
+        fprintf(stderr, "convsel: warning: %s; ranking without it\n", err);
+        return;
+    }
+    qsort(snap.entries, snap.count, sizeof *snap.entries, by_key_then_time);
+    snprintf(snap.status, sizeof snap.status, "%s: %zu records", path, snap.count);
+    if (l.dropped)
+        snprintf(snap.status + strlen(snap.status), sizeof snap.status - strlen(snap.status),
+                 " (%zu of unknown solvers or invalid times ignored)", l.dropped);
+}
+
+size_t db_snapshot_find(const char *machine, const char *problem_key,
+                        const struct db_entry **first) {
+    pthread_once(&snap_once, load);
+    const struct db_entry probe = {machine, problem_key, 0, -INFINITY};
+    /* lower bound: the first entry not before (machine, key, -inf) */
+    size_t lo = 0, hi = snap.count;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (by_key_then_time(&snap.entries[mid], &probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t n = 0;
+    while (lo + n < snap.count && strcmp(snap.entries[lo + n].machine, machine) == 0 &&
+           strcmp(snap.entries[lo + n].problem_key, problem_key) == 0)
+        n++;
+    *first = n ? &snap.entries[lo] : NULL;
+    return n;
+}
+
+const char *db_snapshot_status(void) {
+    pthread_once(&snap_once, load);
+    return snap.status;
+}
