@@ -9,17 +9,15 @@
 #include "testutil.h"
 
 static char out[1 << 16];
-static char dir[] = "/tmp/convsel-bench-XXXXXX";
 
 static const char header[] =
     "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n";
 
 static const char *write_file(const char *name, const char *text) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    const char *path = test_tmp_path(name);
     FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+        fprintf(stderr, "cannot write %s\n", path);
     return path;
 }
 
@@ -30,21 +28,21 @@ static int bench(const char *args) {
 }
 
 int main(void) {
-    if (mkdtemp(dir) == NULL)
-        test_skip("test_cli_bench", "cannot create a temporary directory");
+    test_tmpdir("bench");
     char text[2048], args[1024];
     snprintf(text, sizeof text,
              "%ssmall_3x3,1,16,12,12,16,3,3,1,1,1,1,1,1,1\n# a comment line\n"
              "small_1x1,2,8,10,10,24,1,1,0,0,1,1,1,1,1\nsmall_dw,1,8,9,9,8,3,3,1,1,2,2,1,1,8\n",
              header);
     const char *good = write_file("good.csv", text);
-    snprintf(args, sizeof args, "--problems %s --threads 2 --csv %s/out.csv", good, dir);
+    snprintf(args, sizeof args, "--problems %s --threads 2 --csv %s", good,
+             test_tmp_path("out.csv"));
     CHECK(bench(args) == 0);
     CHECK(strstr(out, "small_3x3") && strstr(out, "small_1x1") && strstr(out, "small_dw"));
     CHECK(strstr(out, "geomean oracle/onednn-auto = ") && strstr(out, "(3 problems)"));
     CHECK(strstr(out, "FAILED") == NULL);
     char csv_path[512];
-    snprintf(csv_path, sizeof csv_path, "%s/out.csv", dir);
+    snprintf(csv_path, sizeof csv_path, "%s", test_tmp_path("out.csv"));
     FILE *f = fopen(csv_path, "r");
     int lines = 0, oracle = 0, dnnl = 0;
     char line[512];
@@ -75,7 +73,6 @@ int main(void) {
     CHECK(bench("") == 2 && strstr(out, "--problems FILE is required"));
     CHECK(bench("--help") == 0 && strstr(out, "geomean oracle/onednn-auto"));
 
-    snprintf(text, sizeof text, "rm -rf %s", dir);
-    test_run_command(text, out, sizeof out);
+    test_tmpdir_remove();
     return test_finish("test_cli_bench");
 }

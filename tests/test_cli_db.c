@@ -11,27 +11,11 @@
 #include "testutil.h"
 
 static char out[1 << 14];
-static char dir[] = "/tmp/convsel-clidb-XXXXXX";
-
-static const char *in_dir(const char *name) {
-    static char bufs[4][512];
-    static int next;
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/%s", dir, name);
-    return p;
-}
 
 static int db_cmd(const char *args) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "%s db %s", test_convsel_bin(), args);
     return test_run_command(cmd, out, sizeof out);
-}
-
-static bool has(const char *needle) {
-    const bool ok = strstr(out, needle) != NULL;
-    if (!ok)
-        fprintf(stderr, "  output lacks \"%s\":\n%s\n", needle, out);
-    return ok;
 }
 
 /* A shard with `rows` records for problems c = first .. first+rows-1. */
@@ -65,49 +49,49 @@ static bool make_shard(const char *path, int first, int rows) {
 }
 
 int main(void) {
-    if (mkdtemp(dir) == NULL)
-        test_skip("test_cli_db", "cannot create a temporary directory");
+    test_tmpdir("clidb");
     char args[2048];
-    CHECK(make_shard(in_dir("s1.db"), 1, 5) && make_shard(in_dir("s2.db"), 4, 5));
+    CHECK(make_shard(test_tmp_path("s1.db"), 1, 5) && make_shard(test_tmp_path("s2.db"), 4, 5));
 
-    snprintf(args, sizeof args, "merge %s %s %s", in_dir("all.db"), in_dir("s1.db"),
-             in_dir("s2.db"));
+    snprintf(args, sizeof args, "merge %s %s %s", test_tmp_path("all.db"), test_tmp_path("s1.db"),
+             test_tmp_path("s2.db"));
     CHECK(db_cmd(args) == 0);
-    CHECK(has("s1.db: 5 records") && has("s2.db: 5 records"));
-    CHECK(has("all.db: 8 records (wal journal)")); /* c = 4, 5 are in both shards */
+    CHECK(test_contains(out, "s1.db: 5 records") && test_contains(out, "s2.db: 5 records"));
+    CHECK(test_contains(out, "all.db: 8 records (wal journal)")); /* c = 4, 5 are in both shards */
 
-    snprintf(args, sizeof args, "info %s", in_dir("all.db"));
-    CHECK(db_cmd(args) == 0 && has("records   8") && has("journal   wal"));
+    snprintf(args, sizeof args, "info %s", test_tmp_path("all.db"));
+    CHECK(db_cmd(args) == 0 && test_contains(out, "records   8") &&
+          test_contains(out, "journal   wal"));
     char env_args[2100];
-    snprintf(env_args, sizeof env_args, "CONVSEL_DB=%s %s db info", in_dir("s1.db"),
+    snprintf(env_args, sizeof env_args, "CONVSEL_DB=%s %s db info", test_tmp_path("s1.db"),
              test_convsel_bin());
-    CHECK(test_run_command(env_args, out, sizeof out) == 0 && has("records   5"));
+    CHECK(test_run_command(env_args, out, sizeof out) == 0 && test_contains(out, "records   5"));
 
     /* a missing and a corrupt shard: reported, the good one still merged, exit 1 */
-    FILE *f = fopen(in_dir("junk.db"), "w");
+    FILE *f = fopen(test_tmp_path("junk.db"), "w");
     if (f) {
         fputs("this is not a database, not even close, but long enough to look like one....", f);
         fclose(f);
     }
-    snprintf(args, sizeof args, "merge %s %s %s %s", in_dir("out2.db"), in_dir("nope.db"),
-             in_dir("junk.db"), in_dir("s1.db"));
+    snprintf(args, sizeof args, "merge %s %s %s %s", test_tmp_path("out2.db"),
+             test_tmp_path("nope.db"), test_tmp_path("junk.db"), test_tmp_path("s1.db"));
     CHECK(db_cmd(args) == 1);
-    CHECK(has("nope.db: not merged") && has("junk.db: not merged") && has("s1.db: 5 records"));
-    CHECK(has("some shards were not merged"));
-    snprintf(args, sizeof args, "info %s", in_dir("junk.db"));
-    CHECK(db_cmd(args) == 1 && has("junk.db") && has("not a database"));
+    CHECK(test_contains(out, "nope.db: not merged") && test_contains(out, "junk.db: not merged") &&
+          test_contains(out, "s1.db: 5 records"));
+    CHECK(test_contains(out, "some shards were not merged"));
+    snprintf(args, sizeof args, "info %s", test_tmp_path("junk.db"));
+    CHECK(db_cmd(args) == 1 && test_contains(out, "junk.db") &&
+          test_contains(out, "not a database"));
 
     /* misuse */
-    snprintf(args, sizeof args, "merge %s %s", in_dir("s1.db"), in_dir("s1.db"));
-    CHECK(db_cmd(args) == 2 && has("both OUT and IN"));
-    snprintf(args, sizeof args, "merge %s", in_dir("s1.db"));
-    CHECK(db_cmd(args) == 2 && has("need OUT and at least one IN"));
-    CHECK(db_cmd("frobnicate") == 2 && has("unknown action frobnicate"));
-    CHECK(db_cmd("") == 2 && has("no action given"));
-    CHECK(db_cmd("--help") == 0 && has("convsel db merge OUT IN"));
+    snprintf(args, sizeof args, "merge %s %s", test_tmp_path("s1.db"), test_tmp_path("s1.db"));
+    CHECK(db_cmd(args) == 2 && test_contains(out, "both OUT and IN"));
+    snprintf(args, sizeof args, "merge %s", test_tmp_path("s1.db"));
+    CHECK(db_cmd(args) == 2 && test_contains(out, "need OUT and at least one IN"));
+    CHECK(db_cmd("frobnicate") == 2 && test_contains(out, "unknown action frobnicate"));
+    CHECK(db_cmd("") == 2 && test_contains(out, "no action given"));
+    CHECK(db_cmd("--help") == 0 && test_contains(out, "convsel db merge OUT IN"));
 
-    snprintf(args, sizeof args, "rm -rf '%s'", dir);
-    if (system(args) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    test_tmpdir_remove();
     return test_finish("test_cli_db");
 }

@@ -10,27 +10,11 @@
 #include "testutil.h"
 
 static char out[1 << 16];
-static char dir[] = "/tmp/convsel-tune-XXXXXX";
-
-static const char *in_dir(const char *name) {
-    static char bufs[4][512];
-    static int next;
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/%s", dir, name);
-    return p;
-}
 
 static int tune(const char *args) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "%s tune --threads 1 %s", test_convsel_bin(), args);
     return test_run_command(cmd, out, sizeof out);
-}
-
-static bool has(const char *needle) {
-    const bool ok = strstr(out, needle) != NULL;
-    if (!ok)
-        fprintf(stderr, "  output lacks \"%s\":\n%s\n", needle, out);
-    return ok;
 }
 
 static int64_t rows_in(const char *path) {
@@ -42,8 +26,7 @@ static int64_t rows_in(const char *path) {
 }
 
 int main(void) {
-    if (mkdtemp(dir) == NULL)
-        test_skip("test_cli_tune", "cannot create a temporary directory");
+    test_tmpdir("tune");
     char args[2048];
     const char *sample = "--sample 8 --seed 5 --max-mflop 5";
 
@@ -55,27 +38,30 @@ int main(void) {
     CHECK(tune("--sample 8 --seed 6 --max-mflop 5 --list") == 0 && strcmp(first, out) != 0);
     CHECK(strncmp(first, "name,n,c,h,w,k,r,s", 18) == 0 && strstr(first, "sample7,") != NULL);
 
-    snprintf(args, sizeof args, "%s --db %s", sample, in_dir("all.db"));
-    CHECK(tune(args) == 0 && has("tune: 8 measured, 0 skipped, 0 failed (8 problems"));
-    const int64_t all = rows_in(in_dir("all.db"));
+    snprintf(args, sizeof args, "%s --db %s", sample, test_tmp_path("all.db"));
+    CHECK(tune(args) == 0 &&
+          test_contains(out, "tune: 8 measured, 0 skipped, 0 failed (8 problems"));
+    const int64_t all = rows_in(test_tmp_path("all.db"));
     CHECK(all >= 8); /* at least one solver per problem */
-    CHECK(tune(args) == 0 && has("tune: 0 measured, 8 skipped, 0 failed"));
-    CHECK(rows_in(in_dir("all.db")) == all);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 0 measured, 8 skipped, 0 failed"));
+    CHECK(rows_in(test_tmp_path("all.db")) == all);
 
     /* shards 0/2 and 1/2 split the list; merged they hold the same problems */
-    snprintf(args, sizeof args, "%s --shard 0/2 --db %s", sample, in_dir("s0.db"));
-    CHECK(tune(args) == 0 && has("tune: 4 measured") && has("(4 problems in this shard)"));
-    snprintf(args, sizeof args, "%s --shard 1/2 --db %s", sample, in_dir("s1.db"));
-    CHECK(tune(args) == 0 && has("tune: 4 measured"));
+    snprintf(args, sizeof args, "%s --shard 0/2 --db %s", sample, test_tmp_path("s0.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 4 measured") &&
+          test_contains(out, "(4 problems in this shard)"));
+    snprintf(args, sizeof args, "%s --shard 1/2 --db %s", sample, test_tmp_path("s1.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 4 measured"));
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s db merge %s %s %s", test_convsel_bin(), in_dir("m.db"),
-             in_dir("s0.db"), in_dir("s1.db"));
+    snprintf(cmd, sizeof cmd, "%s db merge %s %s %s", test_convsel_bin(), test_tmp_path("m.db"),
+             test_tmp_path("s0.db"), test_tmp_path("s1.db"));
     CHECK(test_run_command(cmd, out, sizeof out) == 0);
-    snprintf(args, sizeof args, "%s --db %s", sample, in_dir("m.db"));
-    CHECK(tune(args) == 0 && has("tune: 0 measured, 8 skipped")); /* every problem is there */
+    snprintf(args, sizeof args, "%s --db %s", sample, test_tmp_path("m.db"));
+    CHECK(tune(args) == 0 &&
+          test_contains(out, "tune: 0 measured, 8 skipped")); /* every problem is there */
 
     /* a problem file */
-    const char *csv = in_dir("p.csv");
+    const char *csv = test_tmp_path("p.csv");
     FILE *f = fopen(csv, "w");
     if (f) {
         fputs("name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n"
@@ -83,25 +69,26 @@ int main(void) {
               f);
         fclose(f);
     }
-    snprintf(args, sizeof args, "--problems %s --db %s", csv, in_dir("p.db"));
-    CHECK(tune(args) == 0 && has("tune: 2 measured") && has("tune: 1/2 a: ") &&
-          has("tune: 2/2 b: "));
-    CHECK(rows_in(in_dir("p.db")) >= 2);
+    snprintf(args, sizeof args, "--problems %s --db %s", csv, test_tmp_path("p.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
+          test_contains(out, "tune: 1/2 a: ") && test_contains(out, "tune: 2/2 b: "));
+    CHECK(rows_in(test_tmp_path("p.db")) >= 2);
 
     /* misuse */
-    CHECK(tune("--sample 4 --shard 2/2 --list") == 2 && has("--shard 2/2: must be I/N"));
-    CHECK(tune("--sample 4 --shard x --list") == 2 && has("must be I/N"));
-    CHECK(tune("--list") == 2 && has("either --problems FILE or --sample N"));
+    CHECK(tune("--sample 4 --shard 2/2 --list") == 2 &&
+          test_contains(out, "--shard 2/2: must be I/N"));
+    CHECK(tune("--sample 4 --shard x --list") == 2 && test_contains(out, "must be I/N"));
+    CHECK(tune("--list") == 2 && test_contains(out, "either --problems FILE or --sample N"));
     snprintf(args, sizeof args, "--sample 4 --problems %s --list", csv);
-    CHECK(tune(args) == 2 && has("either --problems FILE or --sample N"));
-    CHECK(tune("--sample 4 --max-mflop 0 --list") == 2 && has("--max-mflop 0"));
-    CHECK(tune("--problems /nonexistent.csv") == 2 && has("/nonexistent.csv: cannot open"));
-    snprintf(args, sizeof args, "--sample 1 --db %s/no/such/dir.db", dir);
-    CHECK(tune(args) == 1 && has("no/such/dir.db") && has("cannot open"));
-    CHECK(tune("--help") == 0 && has("--shard") && has("resumed"));
+    CHECK(tune(args) == 2 && test_contains(out, "either --problems FILE or --sample N"));
+    CHECK(tune("--sample 4 --max-mflop 0 --list") == 2 && test_contains(out, "--max-mflop 0"));
+    CHECK(tune("--problems /nonexistent.csv") == 2 &&
+          test_contains(out, "/nonexistent.csv: cannot open"));
+    snprintf(args, sizeof args, "--sample 1 --db %s", test_tmp_path("no/such/dir.db"));
+    CHECK(tune(args) == 1 && test_contains(out, "no/such/dir.db") &&
+          test_contains(out, "cannot open"));
+    CHECK(tune("--help") == 0 && test_contains(out, "--shard") && test_contains(out, "resumed"));
 
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    test_tmpdir_remove();
     return test_finish("test_cli_tune");
 }

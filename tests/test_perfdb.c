@@ -12,16 +12,6 @@
 #include "db/perfdb.h"
 #include "testutil.h"
 
-static char dir[] = "/tmp/convsel-perfdb-XXXXXX";
-
-static const char *path_in_dir(const char *name) {
-    static char bufs[4][512];
-    static int next;
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/%s", dir, name);
-    return p;
-}
-
 static struct perfdb_record record(int64_t c, const char *solver, double ms) {
     struct perfdb_record r = {.median_ms = ms, .min_ms = ms * 0.9, .max_ms = ms * 1.2, .runs = 7};
     snprintf(r.machine, sizeof r.machine, "avx512-2c-2t");
@@ -52,16 +42,9 @@ static const char *key_of(const struct perfdb_record *r) {
     return key;
 }
 
-static bool contains(const char *s, const char *needle) {
-    const bool ok = strstr(s, needle) != NULL;
-    if (!ok)
-        fprintf(stderr, "  message \"%s\" lacks \"%s\"\n", s, needle);
-    return ok;
-}
-
 static void round_trip(void) {
     char err[PERFDB_ERROR_MAX] = "";
-    struct perfdb *db = perfdb_open(path_in_dir("a.db"), false, 0, err, sizeof err);
+    struct perfdb *db = perfdb_open(test_tmp_path("a.db"), false, 0, err, sizeof err);
     CHECK(db != NULL);
     if (!db) {
         fprintf(stderr, "  %s\n", err);
@@ -90,7 +73,7 @@ static void round_trip(void) {
     CHECK(strcmp(best.solver, "onednn_direct") == 0);
     /* a bad record is refused whole: nothing of the batch is written */
     struct perfdb_record batch[2] = {record(99, "im2col_gemm", 1.0), record(99, "", 1.0)};
-    CHECK(!perfdb_put(db, batch, 2, err, sizeof err) && contains(err, "record 1"));
+    CHECK(!perfdb_put(db, batch, 2, err, sizeof err) && test_contains(err, "record 1"));
     CHECK(perfdb_count(db, err, sizeof err) == 3);
     perfdb_close(db);
 }
@@ -101,7 +84,7 @@ enum { WRITERS = 4, ROWS_PER_WRITER = 60 };
  * by closing a pipe; each row is its own transaction, the worst case for
  * lock contention. */
 static void concurrent_writers(void) {
-    const char *path = path_in_dir("shared.db");
+    const char *path = test_tmp_path("shared.db");
     char err[PERFDB_ERROR_MAX] = "";
     struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
     CHECK(db != NULL);
@@ -148,9 +131,9 @@ static void concurrent_writers(void) {
 
 static void merge(void) {
     char err[PERFDB_ERROR_MAX] = "";
-    struct perfdb *s1 = perfdb_open(path_in_dir("s1.db"), false, 0, err, sizeof err);
-    struct perfdb *s2 = perfdb_open(path_in_dir("s2.db"), false, 0, err, sizeof err);
-    struct perfdb *out = perfdb_open(path_in_dir("merged.db"), false, 0, err, sizeof err);
+    struct perfdb *s1 = perfdb_open(test_tmp_path("s1.db"), false, 0, err, sizeof err);
+    struct perfdb *s2 = perfdb_open(test_tmp_path("s2.db"), false, 0, err, sizeof err);
+    struct perfdb *out = perfdb_open(test_tmp_path("merged.db"), false, 0, err, sizeof err);
     CHECK(s1 && s2 && out);
     if (!s1 || !s2 || !out)
         return;
@@ -159,22 +142,22 @@ static void merge(void) {
     CHECK(perfdb_put(s1, a, 2, err, sizeof err) && perfdb_put(s2, b, 2, err, sizeof err));
     perfdb_close(s1);
     perfdb_close(s2);
-    CHECK(perfdb_merge_from(out, path_in_dir("s1.db"), err, sizeof err) == 2);
-    CHECK(perfdb_merge_from(out, path_in_dir("s2.db"), err, sizeof err) == 2);
+    CHECK(perfdb_merge_from(out, test_tmp_path("s1.db"), err, sizeof err) == 2);
+    CHECK(perfdb_merge_from(out, test_tmp_path("s2.db"), err, sizeof err) == 2);
     CHECK(perfdb_count(out, err, sizeof err) == 3); /* one (problem, solver) in both shards */
     struct perfdb_record best;
     CHECK(perfdb_best(out, "avx512-2c-2t", key_of(&a[0]), &best, err, sizeof err) == 1 &&
           strcmp(best.solver, "gemm_1x1") == 0); /* the later shard's measurement */
-    CHECK(perfdb_merge_from(out, path_in_dir("absent.db"), err, sizeof err) == -1 &&
-          contains(err, "absent.db"));
+    CHECK(perfdb_merge_from(out, test_tmp_path("absent.db"), err, sizeof err) == -1 &&
+          test_contains(err, "absent.db"));
     perfdb_close(out);
 }
 
 static void failures(void) {
     char err[PERFDB_ERROR_MAX] = "";
     /* locked: another connection holds an exclusive lock past the busy timeout */
-    char path[512]; /* path_in_dir's buffers rotate */
-    snprintf(path, sizeof path, "%s", path_in_dir("a.db"));
+    char path[512]; /* test_tmp_path's buffers rotate */
+    snprintf(path, sizeof path, "%s", test_tmp_path("a.db"));
     sqlite3 *holder = NULL;
     CHECK(sqlite3_open(path, &holder) == SQLITE_OK);
     CHECK(sqlite3_exec(holder, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK);
@@ -184,20 +167,21 @@ static void failures(void) {
         CHECK(!perfdb_put(db, &r, 1, err, sizeof err));
         perfdb_close(db);
     }
-    CHECK(contains(err, path) && contains(err, "locked"));
+    CHECK(test_contains(err, path) && test_contains(err, "locked"));
     sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(holder);
 
     /* corrupt: not an SQLite file at all */
-    const char *junk = path_in_dir("junk.db");
+    const char *junk = test_tmp_path("junk.db");
     FILE *f = fopen(junk, "wb");
     for (int i = 0; f && i < 4096; i++)
         fputc((i * 7919) & 0xff, f);
     if (f)
         fclose(f);
     CHECK(perfdb_open(junk, false, 0, err, sizeof err) == NULL);
-    CHECK(contains(err, junk) && contains(err, "not a database"));
-    CHECK(perfdb_open(junk, true, 0, err, sizeof err) == NULL && contains(err, "not a database"));
+    CHECK(test_contains(err, junk) && test_contains(err, "not a database"));
+    CHECK(perfdb_open(junk, true, 0, err, sizeof err) == NULL &&
+          test_contains(err, "not a database"));
 
     /* read-only: reads work, a write is refused with a message */
     db = perfdb_open(path, true, 0, err, sizeof err);
@@ -206,30 +190,30 @@ static void failures(void) {
         CHECK(strcmp(perfdb_journal_mode(db), "wal") == 0);
         CHECK(perfdb_count(db, err, sizeof err) == 3);
         const struct perfdb_record r = record(41, "gemm_1x1", 1);
-        CHECK(!perfdb_put(db, &r, 1, err, sizeof err) && contains(err, "readonly"));
+        CHECK(!perfdb_put(db, &r, 1, err, sizeof err) && test_contains(err, "readonly"));
         perfdb_close(db);
     }
     /* missing, opened read-only: not created */
-    CHECK(perfdb_open(path_in_dir("missing.db"), true, 0, err, sizeof err) == NULL);
-    CHECK(contains(err, "missing.db") && access(path_in_dir("missing.db"), F_OK) != 0);
+    CHECK(perfdb_open(test_tmp_path("missing.db"), true, 0, err, sizeof err) == NULL);
+    CHECK(test_contains(err, "missing.db") && access(test_tmp_path("missing.db"), F_OK) != 0);
     /* a directory that does not exist */
-    CHECK(perfdb_open(path_in_dir("no/such/dir.db"), false, 0, err, sizeof err) == NULL);
-    CHECK(contains(err, "cannot open"));
+    CHECK(perfdb_open(test_tmp_path("no/such/dir.db"), false, 0, err, sizeof err) == NULL);
+    CHECK(test_contains(err, "cannot open"));
     /* an SQLite file that is not ours, and one of another schema version */
     sqlite3 *other = NULL;
-    CHECK(sqlite3_open(path_in_dir("other.db"), &other) == SQLITE_OK);
+    CHECK(sqlite3_open(test_tmp_path("other.db"), &other) == SQLITE_OK);
     sqlite3_exec(other, "CREATE TABLE t(x)", NULL, NULL, NULL);
     sqlite3_close(other);
-    CHECK(perfdb_open(path_in_dir("other.db"), true, 0, err, sizeof err) == NULL);
-    CHECK(contains(err, "not a convsel database"));
-    CHECK(sqlite3_open(path_in_dir("v99.db"), &other) == SQLITE_OK);
+    CHECK(perfdb_open(test_tmp_path("other.db"), true, 0, err, sizeof err) == NULL);
+    CHECK(test_contains(err, "not a convsel database"));
+    CHECK(sqlite3_open(test_tmp_path("v99.db"), &other) == SQLITE_OK);
     sqlite3_exec(other,
                  "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
                  "INSERT INTO meta VALUES('schema_version','99')",
                  NULL, NULL, NULL);
     sqlite3_close(other);
-    CHECK(perfdb_open(path_in_dir("v99.db"), false, 0, err, sizeof err) == NULL);
-    CHECK(contains(err, "schema version 99"));
+    CHECK(perfdb_open(test_tmp_path("v99.db"), false, 0, err, sizeof err) == NULL);
+    CHECK(test_contains(err, "schema version 99"));
     /* a row whose key does not parse is an error, not a hit */
     CHECK(sqlite3_open(path, &other) == SQLITE_OK);
     CHECK(sqlite3_exec(other,
@@ -240,7 +224,7 @@ static void failures(void) {
     db = perfdb_open(path, false, 0, err, sizeof err);
     struct perfdb_record best;
     CHECK(db && perfdb_best(db, "m", "garbage", &best, err, sizeof err) == -1);
-    CHECK(contains(err, "problem key"));
+    CHECK(test_contains(err, "problem key"));
     perfdb_close(db);
 }
 
@@ -257,7 +241,8 @@ static void paths_and_signature(void) {
     CHECK(perfdb_default_path(buf, sizeof buf, err, sizeof err) &&
           strcmp(buf, "/home/u/.local/share/convsel/perf.db") == 0);
     unsetenv("HOME");
-    CHECK(!perfdb_default_path(buf, sizeof buf, err, sizeof err) && contains(err, "CONVSEL_DB"));
+    CHECK(!perfdb_default_path(buf, sizeof buf, err, sizeof err) &&
+          test_contains(err, "CONVSEL_DB"));
     perfdb_machine_signature(2, buf, sizeof buf);
     printf("machine signature: %s\n", buf);
     CHECK(strstr(buf, "c-2t") != NULL &&
@@ -265,16 +250,12 @@ static void paths_and_signature(void) {
 }
 
 int main(void) {
-    if (mkdtemp(dir) == NULL)
-        test_skip("test_perfdb", "cannot create a temporary directory");
+    test_tmpdir("perfdb");
     round_trip();
     concurrent_writers();
     merge();
     failures();
     paths_and_signature();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    test_tmpdir_remove();
     return test_finish("test_perfdb");
 }

@@ -13,7 +13,6 @@
 #include "problem_builder.h"
 #include "testutil.h"
 
-static char dir[] = "/tmp/convsel-solutions-XXXXXX";
 static char out[1 << 14];
 
 static struct test_problem problem(int64_t c) {
@@ -66,7 +65,7 @@ static void check_ranking_invariants(convsel_handle_t h, const struct test_descs
 
 static void in_process(void) {
     char path[600], err[PERFDB_ERROR_MAX];
-    snprintf(path, sizeof path, "%s/perf.db", dir);
+    snprintf(path, sizeof path, "%s", test_tmp_path("perf.db"));
     setenv("CONVSEL_DB", path, 1);
     struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
     CHECK(db != NULL);
@@ -154,7 +153,7 @@ static void in_process(void) {
  * one warning and a verified convolution. */
 static void broken_databases(void) {
     char junk[600], cmd[2048];
-    snprintf(junk, sizeof junk, "%s/junk.db", dir);
+    snprintf(junk, sizeof junk, "%s", test_tmp_path("junk.db"));
     FILE *f = fopen(junk, "w");
     if (f) {
         fputs("definitely not an SQLite database, but long enough to be read as one........", f);
@@ -174,13 +173,9 @@ static void broken_databases(void) {
 }
 
 int main(void) {
-    if (mkdtemp(dir) == NULL)
-        test_skip("test_solutions", "cannot create a temporary directory");
+    test_tmpdir("solutions");
     in_process();
     broken_databases();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    test_tmpdir_remove();
     return test_finish("test_solutions");
 }

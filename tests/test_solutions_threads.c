@@ -14,7 +14,6 @@
 
 enum { THREADS = 8, ROUNDS = 50 };
 
-static char dir[] = "/tmp/convsel-solthreads-XXXXXX";
 static pthread_barrier_t start;
 static struct test_problem tp;
 
@@ -49,10 +48,9 @@ static void *ranker(void *arg) {
 }
 
 int main(void) {
-    if (mkdtemp(dir) == NULL)
-        test_skip("test_solutions_threads", "cannot create a temporary directory");
+    test_tmpdir("solthreads");
     char path[600], err[PERFDB_ERROR_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
-    snprintf(path, sizeof path, "%s/perf.db", dir);
+    snprintf(path, sizeof path, "%s", test_tmp_path("perf.db"));
     setenv("CONVSEL_DB", path, 1);
 
     tp = test_problem_default();
@@ -89,9 +87,6 @@ int main(void) {
     printf("%d threads x %d rankings: %d from the database, %d mismatches\n", THREADS, ROUNDS, hits,
            mismatches);
     CHECK(hits == THREADS * ROUNDS && mismatches == 0);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    test_tmpdir_remove();
     return test_finish("test_solutions_threads");
 }

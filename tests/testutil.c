@@ -74,3 +74,34 @@ const char *test_convsel_bin(void) {
     const char *bin = getenv("CONVSEL_BIN");
     return bin ? bin : "./convsel";
 }
+
+static char tmpdir[256];
+
+const char *test_tmpdir(const char *name) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/convsel-%s-XXXXXX", name);
+    if (mkdtemp(tmpdir) == NULL)
+        test_skip(name, "cannot create a temporary directory");
+    return tmpdir;
+}
+
+const char *test_tmp_path(const char *file) {
+    static char bufs[8][512];
+    static int next;
+    char *p = bufs[next++ % 8];
+    snprintf(p, sizeof bufs[0], "%s/%s", tmpdir, file);
+    return p;
+}
+
+void test_tmpdir_remove(void) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (tmpdir[0] && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+bool test_contains(const char *text, const char *needle) {
+    const bool ok = strstr(text, needle) != NULL;
+    if (!ok)
+        fprintf(stderr, "  text lacks \"%s\":\n%s\n", needle, text);
+    return ok;
+}

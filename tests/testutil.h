@@ -42,4 +42,14 @@ int test_run_command(const char *command, char *out, size_t cap);
 /* The path of the convsel binary under test (from CONVSEL_BIN). */
 const char *test_convsel_bin(void);
 
+/* A fresh directory /tmp/convsel-<name>-XXXXXX for this test's files
+ * (the test is skipped when it cannot be made); test_tmp_path gives
+ * dir/file in one of 8 rotating buffers; test_tmpdir_remove deletes it all. */
+const char *test_tmpdir(const char *name);
+const char *test_tmp_path(const char *file);
+void test_tmpdir_remove(void);
+
+/* Whether text contains needle; when not, prints both (for CHECK). */
+bool test_contains(const char *text, const char *needle);
+
 #endif /* CONVSEL_TESTS_TESTUTIL_H */
