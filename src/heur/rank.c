@@ -23,6 +23,22 @@ static void add(struct ranking *r, const struct conv_problem *p, int id, double 
     r->out[r->n++] = (struct heur_choice){id, ms, source};
 }
 
+/* The rules' order: their pick, every other applicable solver, the reference. */
+static void add_rules(struct ranking *r, const struct conv_problem *p) {
+    add(r, p, heur_rules_solver(p), -1, CONVSEL_RANKED_BY_RULES);
+    const int ref = solver_reference_id();
+    for (int id = 0; id < solver_count(); id++)
+        if (id != ref)
+            add(r, p, id, -1, CONVSEL_RANKED_BY_RULES);
+    add(r, p, ref, -1, CONVSEL_RANKED_BY_RULES);
+}
+
+int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int max) {
+    struct ranking r = {.out = out, .max = max};
+    add_rules(&r, p);
+    return r.n;
+}
+
 int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max) {
     struct ranking r = {.out = out, .max = max};
     char machine[PERFDB_MACHINE_MAX], key[256];
@@ -32,12 +48,7 @@ int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out
     const size_t measured = db_snapshot_find(machine, key, &e);
     for (size_t i = 0; i < measured; i++)
         add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE);
-    add(&r, p, heur_rules_solver(p), -1, CONVSEL_RANKED_BY_RULES);
-    const int ref = solver_reference_id();
-    for (int id = 0; id < solver_count(); id++)
-        if (id != ref)
-            add(&r, p, id, -1, CONVSEL_RANKED_BY_RULES);
-    add(&r, p, ref, -1, CONVSEL_RANKED_BY_RULES);
+    add_rules(&r, p);
     return r.n;
 }
 

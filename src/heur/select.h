@@ -22,6 +22,10 @@ struct heur_choice {
  * the number written (>= 1 when max >= 1: the reference always applies). */
 int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max);
 
+/* The rules' ranking alone, as heur_rank would give it for a problem the
+ * database does not hold (convsel eval measures the rules with it). */
+int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int max);
+
 /* The first of heur_rank's choices. */
 int heur_select_solver(const struct conv_problem *p, int threads);
 

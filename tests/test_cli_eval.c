@@ -1,0 +1,98 @@
+/* test_cli_eval.c -- `convsel eval` on a database whose answers are known:
+ * the rules pick gemm_1x1 for a 1x1 problem where im2col_gemm was twice as
+ * fast (a miss, regret 2), and depthwise for a depthwise problem where it
+ * was fastest (a hit, regret 1): top1 = 1/2, geomean regret = sqrt(2).
+ * Plus the machine filter and the errors. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db/perfdb.h"
+#include "heur/select.h"
+#include "solvers/solver.h"
+#include "testutil.h"
+
+static char out[1 << 14];
+
+static int eval(const char *args) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s eval %s", test_convsel_bin(), args);
+    return test_run_command(cmd, out, sizeof out);
+}
+
+static struct conv_problem make(int64_t c, int64_t f, int64_t groups) {
+    struct conv_problem p = {.n = 1,
+                             .c = c,
+                             .h = 9,
+                             .w = 9,
+                             .k = c,
+                             .r = f,
+                             .s = f,
+                             .pad_h = f / 2,
+                             .pad_w = f / 2,
+                             .stride_h = 1,
+                             .stride_w = 1,
+                             .dil_h = 1,
+                             .dil_w = 1,
+                             .groups = groups};
+    char err[PROBLEM_ERROR_MAX];
+    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    return p;
+}
+
+static void put(struct perfdb *db, const struct conv_problem *p, const char *solver, double ms) {
+    struct perfdb_record r = {.problem = *p, .median_ms = ms, .min_ms = ms, .max_ms = ms};
+    snprintf(r.machine, sizeof r.machine, "avx512-2c-2t");
+    snprintf(r.solver, sizeof r.solver, "%s", solver);
+    char err[PERFDB_ERROR_MAX];
+    CHECK(perfdb_put(db, &r, 1, err, sizeof err));
+}
+
+/* Whether `name` is among the rules' first three for p. */
+static bool in_rules_top3(const struct conv_problem *p, const char *name) {
+    struct heur_choice c[SOLVER_MAX];
+    const int n = heur_rank_rules(p, c, SOLVER_MAX);
+    for (int i = 0; i < n && i < 3; i++)
+        if (strcmp(solver_get(c[i].solver)->name, name) == 0)
+            return true;
+    return false;
+}
+
+int main(void) {
+    test_tmpdir("eval");
+    const char *path = test_tmp_path("perf.db");
+    char err[PERFDB_ERROR_MAX], args[1024];
+    struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
+    CHECK(db != NULL);
+    const struct conv_problem one = make(16, 1, 1), dw = make(16, 3, 16);
+    CHECK(strcmp(solver_get(heur_rules_solver(&one))->name, "gemm_1x1") == 0);
+    CHECK(strcmp(solver_get(heur_rules_solver(&dw))->name, "depthwise") == 0);
+    if (db) {
+        put(db, &one, "gemm_1x1", 2.0);
+        put(db, &one, "im2col_gemm", 1.0);
+        put(db, &dw, "depthwise", 1.0);
+        put(db, &dw, "im2col_gemm", 3.0);
+        put(db, &dw, "solver_from_the_future", 0.5); /* ignored, said so */
+        perfdb_close(db);
+    }
+    snprintf(args, sizeof args, "--db %s", path);
+    CHECK(eval(args) == 0);
+    CHECK(test_contains(out, "on 2 problems") && test_contains(out, "top1 = 1/2 (50.0%)"));
+    const int top3 = 1 + in_rules_top3(&one, "im2col_gemm");
+    char want[64];
+    snprintf(want, sizeof want, "top3 = %d/2", top3);
+    CHECK(test_contains(out, want));
+    snprintf(want, sizeof want, "geomean regret = %.3f (2 problems", sqrt(2.0));
+    CHECK(test_contains(out, want));
+    CHECK(test_contains(out, "2.00x") && test_contains(out, "gemm_1x1, fastest im2col_gemm"));
+    CHECK(test_contains(out, "1 records of unknown solvers"));
+
+    snprintf(args, sizeof args, "--db %s --machine avx2-8c-8t", path);
+    CHECK(eval(args) == 1 && test_contains(out, "no measured problems for machine avx2-8c-8t"));
+    snprintf(args, sizeof args, "--db %s --ranking model", path);
+    CHECK(eval(args) == 2 && test_contains(out, "only 'rules' exists"));
+    CHECK(eval("--db /nonexistent/perf.db") == 1 && test_contains(out, "/nonexistent/perf.db"));
+    CHECK(eval("--help") == 0 && test_contains(out, "top-1"));
+    test_tmpdir_remove();
+    return test_finish("test_cli_eval");
+}
