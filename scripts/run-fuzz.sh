@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer target for a bounded time on a seeded corpus.
-# Usage: run-fuzz.sh FUZZER SECONDS model|key [extra libFuzzer flags...]
+# Usage: run-fuzz.sh FUZZER SECONDS model|key|metadata [extra libFuzzer flags...]
 #   model: the repository's seed models (tests/fuzz/seeds, regressions) and,
 #          when ../shared is present, the real model files; model.dict
 #   key:   tests/fuzz/key-seeds
+#   metadata: tests/fuzz/metadata-seeds and MIOpen's metadata files from ../shared
 # Exits non-zero if the fuzzer finds a crash, leak or timeout; the input is
 # left in <build>/fuzz-artifacts/ (copy it to tests/fuzz/regressions/).
 set -euo pipefail
@@ -19,6 +20,12 @@ mkdir -p "$corpus" "$artifacts"
 dict=()
 if [ "$kind" = key ]; then
   cp "$root"/tests/fuzz/key-seeds/* "$corpus/"
+elif [ "$kind" = metadata ]; then
+  dict=(-dict="$root/tests/fuzz/model.dict")
+  cp "$root"/tests/fuzz/metadata-seeds/* "$corpus/"
+  if [ -d "$root/../shared/miopen-ai-models" ]; then
+    cp "$root"/../shared/miopen-ai-models/*metadata* "$corpus/"
+  fi
 else
   dict=(-dict="$root/tests/fuzz/model.dict")
   cp "$root"/tests/fuzz/seeds/* "$corpus/"

@@ -1,0 +1,56 @@
+/* features.h -- what the model sees of a problem, and the metadata that
+ * travels with a trained model (laid out like MIOpen's
+ * <arch>_metadata.tn.model: conv_params_used_as_features, encodings,
+ * stats, num_inputs, num_outputs, num_solvers).
+ *
+ * Sizes are log2-scaled: times grow with products of sizes, which become
+ * sums, and a 1024-channel layer is not 1000 times "more different" from
+ * a 1-channel one than a 2-channel one is. Filter, pad, stride and
+ * dilation stay linear: they take few, small values. */
+#ifndef CONVSEL_HEUR_FEATURES_H
+#define CONVSEL_HEUR_FEATURES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/problem.h"
+#include "solvers/solver.h"
+
+#define FEATURE_COUNT 19
+#define METADATA_ERROR_MAX 256
+#define METADATA_NAME_MAX 32
+
+extern const char *const feature_names[FEATURE_COUNT];
+
+/* The raw (unnormalized) features of p run on `threads` threads. */
+void features_of(const struct conv_problem *p, int threads, float out[FEATURE_COUNT]);
+
+struct feature_stats {
+    float mean[FEATURE_COUNT];
+    float std[FEATURE_COUNT]; /* > 0; a constant feature gets 1 */
+};
+
+/* Mean and standard deviation of n rows of FEATURE_COUNT features. */
+void feature_stats_compute(const float *rows, size_t n, struct feature_stats *s);
+
+/* (x - mean) / std, in place. */
+void features_normalize(float f[FEATURE_COUNT], const struct feature_stats *s);
+
+struct model_metadata {
+    struct feature_stats stats;
+    int num_solvers;
+    char solver_names[SOLVER_MAX][METADATA_NAME_MAX]; /* model output i -> solver name */
+    char target[METADATA_NAME_MAX]; /* machine signature trained on, e.g. avx512-2c-2t */
+};
+
+/* The metadata as JSON text (malloc'd; NULL when out of memory). */
+char *metadata_to_json(const struct model_metadata *m);
+
+/* Parses metadata. Refuses (false, with a message naming the key) JSON
+ * that is malformed, lacks a key, has a feature list other than
+ * feature_names in this order ("another feature layout"), a non-positive
+ * std, or solver indices that are not exactly 0..num_solvers-1. */
+bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, char *err,
+                        size_t err_cap);
+
+#endif

@@ -1,0 +1,128 @@
+/* test_features.c -- the model's features of known problems, their
+ * statistics and normalization, and the metadata: a round trip, and every
+ * malformed or mismatched file refused with a message naming the key. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heur/features.h"
+#include "testutil.h"
+
+static bool near(float a, double b) {
+    return fabs((double)a - b) < 1e-5;
+}
+
+static void known_problem(void) {
+    struct conv_problem p = {.n = 4,
+                             .c = 64,
+                             .h = 56,
+                             .w = 28,
+                             .k = 128,
+                             .r = 3,
+                             .s = 5,
+                             .pad_h = 1,
+                             .pad_w = 2,
+                             .stride_h = 2,
+                             .stride_w = 2,
+                             .dil_h = 1,
+                             .dil_w = 1,
+                             .groups = 1};
+    char err[PROBLEM_ERROR_MAX];
+    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    float f[FEATURE_COUNT];
+    features_of(&p, 2, f);
+    CHECK(near(f[0], 2) && near(f[1], 6) && near(f[2], log2(56)) && near(f[3], log2(28)));
+    CHECK(near(f[4], 7) && near(f[5], log2(28)) && near(f[6], log2(14)));
+    CHECK(near(f[7], 3) && near(f[8], 5) && near(f[9], 1) && near(f[10], 2));
+    CHECK(near(f[11], 2) && near(f[12], 2) && near(f[13], 1) && near(f[14], 1));
+    CHECK(near(f[15], 0) && near(f[16], 0) && near(f[17], 0) && near(f[18], 1));
+    p.groups = 64, p.k = 64, p.layout = CONVSEL_LAYOUT_NHWC;
+    problem_set_packed_strides(&p);
+    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    features_of(&p, 1, f);
+    CHECK(near(f[15], 6) && near(f[16], 1) && near(f[17], 1) && near(f[18], 0));
+    CHECK(strcmp(feature_names[16], "depthwise") == 0);
+}
+
+static void stats(void) {
+    float rows[3 * FEATURE_COUNT];
+    for (int i = 0; i < 3; i++)
+        for (int f = 0; f < FEATURE_COUNT; f++)
+            rows[i * FEATURE_COUNT + f] = f == 0 ? (float)(i + 1) : 7.0f; /* 1,2,3 then constant */
+    struct feature_stats s;
+    feature_stats_compute(rows, 3, &s);
+    CHECK(near(s.mean[0], 2) && near(s.std[0], sqrt(2.0 / 3.0)));
+    CHECK(near(s.mean[5], 7) && near(s.std[5], 1)); /* constant: std 1, no division by 0 */
+    float x[FEATURE_COUNT];
+    memcpy(x, &rows[2 * FEATURE_COUNT], sizeof x);
+    features_normalize(x, &s);
+    CHECK(near(x[0], 1 / sqrt(2.0 / 3.0)) && near(x[5], 0));
+}
+
+static struct model_metadata sample(void) {
+    struct model_metadata m = {.num_solvers = 3};
+    for (int f = 0; f < FEATURE_COUNT; f++)
+        m.stats.mean[f] = (float)f * 0.5f, m.stats.std[f] = 1.0f + (float)f;
+    snprintf(m.solver_names[0], METADATA_NAME_MAX, "im2col_gemm");
+    snprintf(m.solver_names[1], METADATA_NAME_MAX, "depthwise");
+    snprintf(m.solver_names[2], METADATA_NAME_MAX, "onednn_direct");
+    snprintf(m.target, METADATA_NAME_MAX, "avx512-2c-2t");
+    return m;
+}
+
+/* Edits the sample's JSON (replacing `from` by `to`) and expects a refusal naming `why`. */
+static void refused(const char *from, const char *to, const char *why) {
+    const struct model_metadata m = sample();
+    char *json = metadata_to_json(&m);
+    static char edited[1 << 14];
+    const char *at = json ? strstr(json, from) : NULL;
+    CHECK(at != NULL);
+    if (!at) {
+        fprintf(stderr, "  '%s' not in the metadata\n", from);
+        free(json);
+        return;
+    }
+    snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - json), json, to, at + strlen(from));
+    free(json);
+    struct model_metadata back;
+    char err[METADATA_ERROR_MAX] = "";
+    CHECK(!metadata_from_json(edited, strlen(edited), &back, err, sizeof err));
+    CHECK(test_contains(err, why));
+}
+
+static void metadata(void) {
+    const struct model_metadata m = sample();
+    char *json = metadata_to_json(&m);
+    CHECK(json != NULL);
+    struct model_metadata back;
+    char err[METADATA_ERROR_MAX] = "";
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(back.num_solvers == 3 && strcmp(back.solver_names[1], "depthwise") == 0);
+    CHECK(strcmp(back.target, "avx512-2c-2t") == 0);
+    CHECK(memcmp(&back.stats, &m.stats, sizeof m.stats) == 0);
+    CHECK(json && strstr(json, "\"conv_params_used_as_features\"") &&
+          strstr(json, "\"num_inputs\""));
+    free(json);
+
+    refused("\"log2_in_h\"", "\"log2_in_height\"", "another feature layout");
+    refused("\"log2_batch\",", "", "another feature layout"); /* one feature fewer */
+    refused("\"depthwise\":\t1", "\"depthwise\":\t5", "index must be unique");
+    refused("\"num_outputs\":\t3", "\"num_outputs\":\t4", "num_outputs 3");
+    refused("\"num_solvers\":\t3", "\"num_solvers\":\t0", "num_solvers must be");
+    refused("\"target\":\t\"avx512-2c-2t\"", "\"target\":\t7", "target must be");
+    refused("\"std\":\t{\n\t\t\t\t\t\"log2_batch\":\t1",
+            "\"std\":\t{\n\t\t\t\t\t\"log2_batch\":\t0", "std must be");
+    refused("\"mean\":\t{\n\t\t\t\t\t\"log2_batch\":\t0",
+            "\"mean\":\t{\n\t\t\t\t\t\"log2_batch\":\t\"0\"", "not a number");
+    CHECK(!metadata_from_json("{", 1, &back, err, sizeof err));
+    CHECK(!metadata_from_json("[1]", 3, &back, err, sizeof err) &&
+          test_contains(err, "not a JSON object"));
+}
+
+int main(void) {
+    known_problem();
+    stats();
+    metadata();
+    return test_finish("test_features");
+}
