@@ -23,7 +23,9 @@ static const char *write_file(const char *name, const char *text) {
 
 static int bench(const char *args) {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s bench %s", test_convsel_bin(), args);
+    /* an empty database: immediate mode ranks by the rules whatever the user has tuned */
+    snprintf(cmd, sizeof cmd, "CONVSEL_DB=%s %s bench %s", test_tmp_path("empty.db"),
+             test_convsel_bin(), args);
     return test_run_command(cmd, out, sizeof out);
 }
 
@@ -40,6 +42,16 @@ int main(void) {
     CHECK(bench(args) == 0);
     CHECK(strstr(out, "small_3x3") && strstr(out, "small_1x1") && strstr(out, "small_dw"));
     CHECK(strstr(out, "geomean oracle/onednn-auto = ") && strstr(out, "(3 problems)"));
+    /* immediate mode picks an applicable, timed solver on each: at most as fast as the oracle */
+    double imm = 0;
+    int top1 = -1, of = 0;
+    const char *at = strstr(out, "geomean immediate/oracle = ");
+    CHECK(at && sscanf(at, "geomean immediate/oracle = %lf (3 problems)", &imm) == 1);
+    CHECK(imm > 0 && imm <= 1.0);
+    CHECK(strstr(out, "geomean immediate/onednn-auto = ") != NULL);
+    at = strstr(out, "top1 = ");
+    CHECK(at && sscanf(at, "top1 = %d/%d", &top1, &of) == 2 && of == 3 && top1 >= 0 && top1 <= 3);
+    CHECK(strstr(out, "(rules)") != NULL); /* no database here: the rules chose */
     CHECK(strstr(out, "FAILED") == NULL);
     char csv_path[512];
     snprintf(csv_path, sizeof csv_path, "%s", test_tmp_path("out.csv"));

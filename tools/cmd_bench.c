@@ -35,7 +35,9 @@ static const char summary[] =
     "Benchmarks every applicable convsel solver, the oracle (the fastest of them per problem)\n"
     "and onednn-auto (oneDNN convolution_auto, NCHW at the boundary, reorders timed, weights\n"
     "packed once) on each problem of FILE, verifies every output, prints GFLOP/s medians and\n"
-    "spread, and ends with 'geomean oracle/onednn-auto = X.XX (N problems)'.\n"
+    "spread, and what immediate mode (convsel_get_solutions: database, else rules) picks.\n"
+    "Ends with 'geomean oracle/onednn-auto = X.XX (N problems)', 'geomean immediate/oracle',\n"
+    "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster) and 'top1 = A/N'.\n"
     "FILE's header: " PROBLEM_CSV_HEADER " (NCHW).";
 
 /* One variant of one problem: a solver, or the oneDNN baseline. */
@@ -102,11 +104,12 @@ int cmd_bench(int argc, char **argv) {
         fprintf(csv, "name,gflop,variant,gflops_median,spread,verified\n");
     convsel_handle_t h;
     convsel_handle_create(&h);
+    convsel_set_num_threads(h, (int)threads); /* the machine signature immediate mode looks up */
     struct thread_pool *pool = thread_pool_create((int)threads);
-    printf("%-28s %8s %-18s %9s %9s %7s %13s\n", "problem", "GFLOP", "oracle solver", "oracle",
-           "onednn", "ratio", "spread o/d");
-    double log_sum = 0;
-    int counted = 0, failures = 0;
+    printf("%-28s %8s %-18s %9s %9s %7s %13s  %s\n", "problem", "GFLOP", "oracle solver", "oracle",
+           "onednn", "ratio", "spread o/d", "immediate (its GFLOP/s / oracle's)");
+    double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0;
+    int counted = 0, failures = 0, imm_counted = 0, imm_dnnl_counted = 0, top1 = 0;
     const int ref_id = solver_reference_id(), base_id = solver_find("im2col_gemm");
     for (int i = 0; i < n_rows; i++) {
         struct problem_descs d;
@@ -117,6 +120,11 @@ int cmd_bench(int argc, char **argv) {
             break;
         }
         problem_from_descriptors(h, d.x, d.w, d.conv, d.y, &p);
+        convsel_solution_t chosen;
+        int n_chosen = 0;
+        if (convsel_get_solutions(h, d.x, d.w, d.conv, d.y, 1, &chosen, &n_chosen) !=
+            CONVSEL_STATUS_SUCCESS)
+            n_chosen = 0;
         problem_descs_destroy(&d);
         const size_t xn = (size_t)(p.n * p.c * p.h * p.w), yn = (size_t)(p.n * p.k * p.oh * p.ow);
         float *x = malloc(xn * sizeof *x), *w = malloc(p.w_elems * sizeof *w);
@@ -200,8 +208,27 @@ int cmd_bench(int argc, char **argv) {
             }
             snprintf(spread, sizeof spread, "%.2f/%.2f", v[oracle].spread,
                      have_dnnl ? v[n_solvers].spread : 0.0);
-            printf("%-28s %8.3f %-18s %9.1f %9.1f %7s %13s\n", rows[i].name, flop * 1e-9,
-                   v[oracle].name, go, gd, ratio, spread);
+            int imm = -1; /* the variant immediate mode chose, if it was timed */
+            for (int k = 0; n_chosen && k < n_solvers; k++)
+                if (!v[k].failed && v[k].runs && v[k].solver == solver_get(chosen.solver))
+                    imm = k;
+            char imm_text[64] = "not timed";
+            if (imm >= 0) {
+                const double r = v[oracle].median / v[imm].median;
+                snprintf(imm_text, sizeof imm_text, "%s %.2f (%s)", v[imm].name, r,
+                         convsel_ranking_source_string(chosen.source));
+                log_imm_oracle += log(r);
+                imm_counted++;
+                top1 += imm == oracle;
+                if (have_dnnl) {
+                    log_imm_dnnl += log(v[n_solvers].median / v[imm].median);
+                    imm_dnnl_counted++;
+                }
+            } else if (n_chosen) {
+                snprintf(imm_text, sizeof imm_text, "%s: not timed", chosen.name);
+            }
+            printf("%-28s %8.3f %-18s %9.1f %9.1f %7s %13s  %s\n", rows[i].name, flop * 1e-9,
+                   v[oracle].name, go, gd, ratio, spread, imm_text);
             if (csv)
                 fprintf(csv, "%s,%.4f,oracle,%.2f,%.3f,yes\n", rows[i].name, flop * 1e-9, go,
                         v[oracle].spread);
@@ -211,9 +238,15 @@ int cmd_bench(int argc, char **argv) {
             onednn_plan_destroy(v[k].plan);
         free(x), free(w), free(y), free(base), free(ws);
     }
-    if (rc == EXIT_OK)
+    if (rc == EXIT_OK) {
         printf("geomean oracle/onednn-auto = %.2f (%d problems)\n",
                counted ? exp(log_sum / counted) : 0.0, counted);
+        printf("geomean immediate/oracle = %.2f (%d problems)\n",
+               imm_counted ? exp(log_imm_oracle / imm_counted) : 0.0, imm_counted);
+        printf("geomean immediate/onednn-auto = %.2f (%d problems)\n",
+               imm_dnnl_counted ? exp(log_imm_dnnl / imm_dnnl_counted) : 0.0, imm_dnnl_counted);
+        printf("top1 = %d/%d\n", top1, imm_counted);
+    }
     if (csv)
         fclose(csv);
     convsel_handle_destroy(h);
