@@ -49,5 +49,6 @@ int cmd_bench_cache(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
 #endif /* CONVSEL_TOOLS_CLI_H */

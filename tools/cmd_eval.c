@@ -1,135 +1,77 @@
 /* cmd_eval.c -- `convsel eval --db DB`: how good a ranking is on measured
- * problems, without running anything. For every (machine, problem) in the
- * database: top-1 (the ranking's first solver is the fastest measured),
- * top-3 (the fastest is among the first three) and regret (measured time
- * of the first solver / time of the fastest); the geomean regret over all
- * problems is the figure that matters to a user.
- *
- * Today it scores the hand-written rules (the model plugs in beside them).
- * A first choice the database has no time for (tune times every applicable
- * solver but the reference, so this only happens for records from another
- * build) is counted as "unmeasured" and left out of the regret. */
+ * problems, without running anything. For every problem of one machine
+ * signature: top-1 (the ranking's first measured solver is the fastest
+ * measured), top-3 (the fastest is among its first three measured
+ * solvers) and regret (time of its first measured solver / fastest); the
+ * geomean regret is the figure that matters to a user. Reported over all
+ * problems and over the held-out split `convsel train` keeps out of
+ * training (dataset_is_test). Today the ranking scored is the rules; the
+ * trained model's own scores are printed by `convsel train`. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "core/problem.h"
-#include "db/perfdb.h"
+#include "dataset.h"
 #include "heur/select.h"
-#include "solvers/solver.h"
 
 static const char summary[] =
     "Scores a ranking against the measurements in a performance database: for every\n"
     "problem, whether its first solver is the fastest measured (top-1), whether the fastest\n"
     "is among its first three (top-3), and the regret (time of its first solver / fastest).\n"
-    "Prints 'top1 = A/N', 'top3 = B/N', 'geomean regret = X.XXX' and the worst problems.\n"
-    "Today the ranking scored is the hand-written rules (--ranking rules).";
+    "Prints 'top1 = A/N', 'top3 = B/N', 'geomean regret = X.XXX' for all problems and for\n"
+    "the held-out split of convsel train, how often each solver is fastest and chosen, and\n"
+    "the worst problems. Today the ranking scored is the hand-written rules.";
 
-struct rec {
-    char *machine, *key;
-    int solver;
-    double ms;
+struct tally {
+    int problems, top1, top3;
+    double log_regret;
 };
-
-struct records {
-    struct rec *v;
-    size_t n, cap, unknown;
-    const char *machine_filter;
-};
-
-static bool collect(void *ctx, const char *machine, const char *key, const char *solver,
-                    double ms) {
-    struct records *r = ctx;
-    if (r->machine_filter && strcmp(machine, r->machine_filter) != 0)
-        return true;
-    const int id = solver_find(solver);
-    if (id < 0 || !(ms > 0) || !isfinite(ms)) {
-        r->unknown++;
-        return true;
-    }
-    if (r->n == r->cap) {
-        const size_t cap = r->cap ? 2 * r->cap : 4096;
-        struct rec *grown = realloc(r->v, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        r->v = grown, r->cap = cap;
-    }
-    r->v[r->n] = (struct rec){strdup(machine), strdup(key), id, ms};
-    if (!r->v[r->n].machine || !r->v[r->n].key) {
-        free(r->v[r->n].machine);
-        free(r->v[r->n].key);
-        return false;
-    }
-    r->n++;
-    return true;
-}
-
-static int by_problem(const void *pa, const void *pb) {
-    const struct rec *a = pa, *b = pb;
-    const int c = strcmp(a->machine, b->machine);
-    return c ? c : strcmp(a->key, b->key);
-}
 
 struct worst {
     double regret;
-    char what[200];
+    char what[CONVSEL_PROBLEM_KEY_MAX + 64];
 };
 
-struct tally {
-    int problems, top1, top3, unmeasured, bad_keys;
-    double log_regret;
-    int fastest_count[SOLVER_MAX], picked_count[SOLVER_MAX];
-    struct worst worst[5];
-};
-
-static void note_worst(struct tally *t, double regret, const char *key, const char *pick,
-                       const char *best) {
-    int slot = -1;
-    for (int i = 0; i < 5; i++)
-        if (slot < 0 || t->worst[i].regret < t->worst[slot].regret)
+static void note_worst(struct worst w[5], double regret, const struct ds_problem *q, int pick) {
+    int slot = 0;
+    for (int i = 1; i < 5; i++)
+        if (w[i].regret < w[slot].regret)
             slot = i;
-    if (regret <= t->worst[slot].regret)
+    if (regret <= w[slot].regret)
         return;
-    t->worst[slot].regret = regret;
-    snprintf(t->worst[slot].what, sizeof t->worst[slot].what, "%s: %s, fastest %s", key, pick,
-             best);
+    w[slot].regret = regret;
+    snprintf(w[slot].what, sizeof w[slot].what, "%s: %s, fastest %s", q->key,
+             solver_get(pick)->name, solver_get(q->fastest)->name);
 }
 
-/* Scores one problem: records g[0..n) share machine and key. */
-static void score(struct tally *t, const struct rec *g, size_t n) {
-    struct conv_problem p;
-    char err[PROBLEM_ERROR_MAX];
-    if (problem_key_parse(g[0].key, &p, err, sizeof err) != CONVSEL_STATUS_SUCCESS) {
-        t->bad_keys++;
-        return;
+/* Scores the rules on q; returns the solver they pick first among the measured. */
+static int score(struct tally *t, const struct ds_problem *q, double *regret) {
+    struct heur_choice c[SOLVER_MAX];
+    const int n = heur_rank_rules(&q->p, c, SOLVER_MAX);
+    int pick = -1, seen = 0;
+    for (int i = 0; i < n && seen < 3; i++) {
+        if (q->ms[c[i].solver] < 0)
+            continue; /* not measured (the reference): not a candidate */
+        if (pick < 0)
+            pick = c[i].solver;
+        t->top3 += c[i].solver == q->fastest;
+        seen++;
     }
-    double t_of[SOLVER_MAX];
-    for (int i = 0; i < SOLVER_MAX; i++)
-        t_of[i] = -1;
-    size_t best = 0;
-    for (size_t i = 0; i < n; i++) {
-        t_of[g[i].solver] = g[i].ms;
-        if (g[i].ms < g[best].ms)
-            best = i;
-    }
-    struct heur_choice ranked[SOLVER_MAX];
-    const int m = heur_rank_rules(&p, ranked, SOLVER_MAX);
-    const int pick = ranked[0].solver, fastest = g[best].solver;
+    if (pick < 0)
+        return -1;
     t->problems++;
-    t->fastest_count[fastest]++;
-    t->picked_count[pick]++;
-    t->top1 += pick == fastest;
-    for (int i = 0; i < m && i < 3; i++)
-        t->top3 += ranked[i].solver == fastest;
-    if (t_of[pick] < 0) {
-        t->unmeasured++;
-        return;
-    }
-    const double regret = t_of[pick] / g[best].ms;
-    t->log_regret += log(regret);
-    note_worst(t, regret, g[0].key, solver_get(pick)->name, solver_get(fastest)->name);
+    t->top1 += pick == q->fastest;
+    *regret = q->ms[pick] / q->ms[q->fastest];
+    t->log_regret += log(*regret);
+    return pick;
+}
+
+static void print_tally(const char *what, const struct tally *t) {
+    printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", what,
+           t->top1, t->problems, t->problems ? 100.0 * t->top1 / t->problems : 0, t->top3,
+           t->problems, t->problems ? 100.0 * t->top3 / t->problems : 0,
+           t->problems ? exp(t->log_regret / t->problems) : 1.0);
 }
 
 int cmd_eval(int argc, char **argv) {
@@ -137,7 +79,7 @@ int cmd_eval(int argc, char **argv) {
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (default $CONVSEL_DB)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",
-         "only this machine signature, e.g. avx512-2c-2t (default: all)"},
+         "machine signature, e.g. avx512-2c-2t (default: the only one)"},
         {NULL, "--ranking", CLI_STRING, &ranking, "rules", "the ranking to score (default rules)"},
     };
     int rc = cli_parse("eval", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
@@ -154,62 +96,46 @@ int cmd_eval(int argc, char **argv) {
         fprintf(stderr, "convsel eval: %s\n", err);
         return EXIT_USAGE;
     }
-    struct perfdb *db = perfdb_open(path, true, 0, err, sizeof err);
-    if (!db) {
+    struct dataset d;
+    if (!dataset_load(path, machine, &d, err, sizeof err)) {
         fprintf(stderr, "convsel eval: %s\n", err);
         return EXIT_FAILED;
     }
-    struct records r = {.machine_filter = machine};
-    const int64_t read = perfdb_for_each(db, collect, &r, err, sizeof err);
-    perfdb_close(db);
-    struct tally t = {0};
-    if (read < 0) {
-        fprintf(stderr, "convsel eval: %s\n", err);
-        rc = EXIT_FAILED;
-    } else {
-        qsort(r.v, r.n, sizeof *r.v, by_problem);
-        for (size_t i = 0, j; i < r.n; i = j) {
-            for (j = i + 1; j < r.n && by_problem(&r.v[i], &r.v[j]) == 0; j++) {
-            }
-            score(&t, &r.v[i], j - i);
-        }
+    struct tally all = {0}, held_out = {0};
+    struct worst worst[5] = {{0}};
+    int fastest[SOLVER_MAX] = {0}, chosen[SOLVER_MAX] = {0};
+    for (int i = 0; i < d.n; i++) {
+        double regret = 1;
+        const int pick = score(&all, &d.v[i], &regret);
+        if (pick < 0)
+            continue;
+        if (dataset_is_test(d.v[i].key))
+            score(&held_out, &d.v[i], &regret);
+        fastest[d.v[i].fastest]++;
+        chosen[pick]++;
+        note_worst(worst, regret, &d.v[i], pick);
     }
-    if (rc == EXIT_OK && t.problems == 0) {
-        fprintf(stderr, "convsel eval: %s: no measured problems%s%s\n", path,
-                machine ? " for machine " : "", machine ? machine : "");
-        rc = EXIT_FAILED;
+    printf("eval: ranking '%s' on %d problems of %s from %s\n", ranking, all.problems, d.machine,
+           path);
+    print_tally("all", &all);
+    print_tally("held-out", &held_out);
+    printf("%-20s %8s %8s\n", "solver", "fastest", "chosen");
+    for (int id = 0; id < solver_count(); id++)
+        if (fastest[id] || chosen[id])
+            printf("%-20s %8d %8d\n", solver_get(id)->name, fastest[id], chosen[id]);
+    printf("worst regrets:\n");
+    for (int k = 0; k < 5; k++) {
+        int w = 0;
+        for (int i = 1; i < 5; i++)
+            if (worst[i].regret > worst[w].regret)
+                w = i;
+        if (worst[w].regret <= 0)
+            break;
+        printf("  %7.2fx  %s\n", worst[w].regret, worst[w].what);
+        worst[w].regret = 0;
     }
-    if (rc == EXIT_OK) {
-        const int scored = t.problems - t.unmeasured;
-        printf("eval: ranking '%s' on %d problems from %s\n", ranking, t.problems, path);
-        printf("top1 = %d/%d (%.1f%%)\n", t.top1, t.problems, 100.0 * t.top1 / t.problems);
-        printf("top3 = %d/%d (%.1f%%)\n", t.top3, t.problems, 100.0 * t.top3 / t.problems);
-        printf("geomean regret = %.3f (%d problems; %d whose first choice has no time)\n",
-               scored ? exp(t.log_regret / scored) : 1.0, scored, t.unmeasured);
-        printf("%-20s %8s %8s\n", "solver", "fastest", "chosen");
-        for (int id = 0; id < solver_count(); id++)
-            if (t.fastest_count[id] || t.picked_count[id])
-                printf("%-20s %8d %8d\n", solver_get(id)->name, t.fastest_count[id],
-                       t.picked_count[id]);
-        printf("worst regrets:\n");
-        for (int k = 0; k < 5; k++) {
-            int w = 0;
-            for (int i = 1; i < 5; i++)
-                if (t.worst[i].regret > t.worst[w].regret)
-                    w = i;
-            if (t.worst[w].regret <= 0)
-                break;
-            printf("  %7.2fx  %s\n", t.worst[w].regret, t.worst[w].what);
-            t.worst[w].regret = 0;
-        }
-        if (r.unknown || t.bad_keys)
-            printf("ignored: %zu records of unknown solvers or invalid times, %d bad keys\n",
-                   r.unknown, t.bad_keys);
-    }
-    for (size_t i = 0; i < r.n; i++) {
-        free(r.v[i].machine);
-        free(r.v[i].key);
-    }
-    free(r.v);
-    return rc;
+    if (d.ignored)
+        printf("ignored: %zu records of unknown solvers, invalid times or keys\n", d.ignored);
+    dataset_free(&d);
+    return EXIT_OK;
 }

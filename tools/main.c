@@ -16,6 +16,7 @@ static const struct {
     {"race", cmd_race, "the model-cache race harness (safe vs unguarded cache)"},
     {"bench-cache", cmd_bench_cache, "warm lookup cost: convsel's cache vs a global mutex"},
     {"tune", cmd_tune, "measure every solver on many problems into the performance database"},
+    {"train", cmd_train, "train the ranking model on a performance database"},
     {"eval", cmd_eval, "score a ranking (today: the rules) against measured problems"},
     {"db", cmd_db, "db info [PATH] | db merge OUT IN...: the performance database"},
     {"models", cmd_models, "models check PATH...: load model files and run their embedded tests"},

@@ -106,7 +106,8 @@ static void load(void) {
         fprintf(stderr, "convsel: warning: %s; ranking without it\n", err);
         return;
     }
-    qsort(snap.entries, snap.count, sizeof *snap.entries, by_key_then_time);
+    if (snap.count > 0) /* qsort wants a valid pointer even for 0 elements */
+        qsort(snap.entries, snap.count, sizeof *snap.entries, by_key_then_time);
     snprintf(snap.status, sizeof snap.status, "%s: %zu records", path, snap.count);
     if (l.dropped)
         snprintf(snap.status + strlen(snap.status), sizeof snap.status - strlen(snap.status),

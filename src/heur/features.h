@@ -18,7 +18,7 @@
 
 #define FEATURE_COUNT 19
 #define METADATA_ERROR_MAX 256
-#define METADATA_NAME_MAX 32
+#define METADATA_NAME_MAX 64
 
 extern const char *const feature_names[FEATURE_COUNT];
 

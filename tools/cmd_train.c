@@ -1,0 +1,263 @@
+/* cmd_train.c -- `convsel train --db DB --out DIR`: fits the ranking model
+ * (train_mlp.c) to one machine signature's measurements, held out one
+ * problem in five (dataset_is_test), and writes DIR/<machine>.tn.model
+ * (frugally-deep JSON with an embedded test) and
+ * DIR/<machine>_metadata.tn.model (features.h). The written model is then
+ * loaded back through the runtime, which checks its embedded test, and
+ * scored on the held-out problems beside the rules. Same data, same seed:
+ * the same files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "dataset.h"
+#include "heur/features.h"
+#include "heur/select.h"
+#include "nn/model.h"
+#include "train_mlp.h"
+
+static const char summary[] =
+    "Trains the ranking model on a performance database: an MLP from the problem's features\n"
+    "to log2 of every solver's time, loss masked to the measured solvers, one problem in five\n"
+    "held out. Writes OUT/<machine>.tn.model and OUT/<machine>_metadata.tn.model, loads the\n"
+    "model back (its embedded test must pass) and prints top1, top3 and geomean regret on\n"
+    "the held-out problems for the model and for the rules.";
+
+struct score {
+    int n, top1, top3;
+    double log_regret;
+};
+
+/* Scores one problem for a ranking given as solver ids, best first. */
+static void score_one(struct score *s, const struct ds_problem *q, const int *rank, int n_rank) {
+    int pick = -1;
+    for (int i = 0; i < n_rank && pick < 0; i++)
+        if (q->ms[rank[i]] >= 0)
+            pick = rank[i];
+    if (pick < 0)
+        return;
+    s->n++;
+    s->top1 += pick == q->fastest;
+    for (int i = 0, seen = 0; i < n_rank && seen < 3; i++)
+        if (q->ms[rank[i]] >= 0) {
+            s->top3 += rank[i] == q->fastest;
+            seen++;
+        }
+    s->log_regret += log(q->ms[pick] / q->ms[q->fastest]);
+}
+
+static void print_score(const char *who, const struct score *s) {
+    printf("%-6s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", who,
+           s->top1, s->n, s->n ? 100.0 * s->top1 / s->n : 0, s->top3, s->n,
+           s->n ? 100.0 * s->top3 / s->n : 0, s->n ? exp(s->log_regret / s->n) : 1.0);
+}
+
+struct training {
+    struct dataset d;
+    int solver_of[MLP_MAX_OUT]; /* model output -> registry id */
+    int outputs;
+    float *x, *y;
+    bool *mask;
+    struct feature_stats stats;
+};
+
+/* Builds normalized features and targets for every problem. */
+static bool prepare(struct training *t) {
+    bool used[SOLVER_MAX] = {false};
+    for (int i = 0; i < t->d.n; i++)
+        for (int s = 0; s < solver_count(); s++)
+            used[s] |= t->d.v[i].ms[s] >= 0;
+    for (int s = 0; s < solver_count(); s++)
+        if (used[s])
+            t->solver_of[t->outputs++] = s;
+    const size_t n = (size_t)t->d.n;
+    t->x = malloc(n * FEATURE_COUNT * sizeof *t->x);
+    t->y = malloc(n * (size_t)t->outputs * sizeof *t->y);
+    t->mask = malloc(n * (size_t)t->outputs * sizeof *t->mask);
+    float *train_rows = malloc(n * FEATURE_COUNT * sizeof *train_rows);
+    if (!t->x || !t->y || !t->mask || !train_rows) {
+        free(train_rows);
+        return false;
+    }
+    size_t n_train = 0;
+    for (size_t i = 0; i < n; i++) {
+        features_of(&t->d.v[i].p, t->d.threads, &t->x[i * FEATURE_COUNT]);
+        if (!dataset_is_test(t->d.v[i].key))
+            memcpy(&train_rows[n_train++ * FEATURE_COUNT], &t->x[i * FEATURE_COUNT],
+                   FEATURE_COUNT * sizeof(float));
+        for (int o = 0; o < t->outputs; o++) {
+            const double ms = t->d.v[i].ms[t->solver_of[o]];
+            t->mask[i * t->outputs + o] = ms >= 0;
+            t->y[i * t->outputs + o] = ms >= 0 ? (float)log2(ms) : 0.0f;
+        }
+    }
+    feature_stats_compute(train_rows, n_train, &t->stats);
+    free(train_rows);
+    for (size_t i = 0; i < n; i++)
+        features_normalize(&t->x[i * FEATURE_COUNT], &t->stats);
+    return true;
+}
+
+/* Copies the rows of one split into contiguous arrays. */
+static struct mlp_data split(const struct training *t, bool test, float *x, float *y, bool *m) {
+    struct mlp_data s = {.x = x, .y = y, .mask = m};
+    for (int i = 0; i < t->d.n; i++) {
+        if (dataset_is_test(t->d.v[i].key) != test)
+            continue;
+        memcpy(&x[(size_t)s.count * FEATURE_COUNT], &t->x[(size_t)i * FEATURE_COUNT],
+               FEATURE_COUNT * sizeof(float));
+        memcpy(&y[(size_t)s.count * t->outputs], &t->y[(size_t)i * t->outputs],
+               (size_t)t->outputs * sizeof(float));
+        memcpy(&m[(size_t)s.count * t->outputs], &t->mask[(size_t)i * t->outputs],
+               (size_t)t->outputs * sizeof(bool));
+        s.count++;
+    }
+    return s;
+}
+
+static void evaluate(const struct training *t, const struct mlp *model) {
+    struct score model_test = {0}, rules_test = {0}, model_train = {0};
+    for (int i = 0; i < t->d.n; i++) {
+        const struct ds_problem *q = &t->d.v[i];
+        float pred[MLP_MAX_OUT];
+        mlp_forward(model, &t->x[(size_t)i * FEATURE_COUNT], pred);
+        int rank[MLP_MAX_OUT];
+        for (int o = 0; o < t->outputs; o++)
+            rank[o] = o;
+        for (int a = 1; a < t->outputs; a++) /* insertion sort by predicted time */
+            for (int b = a; b > 0 && pred[rank[b]] < pred[rank[b - 1]]; b--) {
+                const int tmp = rank[b];
+                rank[b] = rank[b - 1], rank[b - 1] = tmp;
+            }
+        int ids[MLP_MAX_OUT];
+        for (int o = 0; o < t->outputs; o++)
+            ids[o] = t->solver_of[rank[o]];
+        const bool test = dataset_is_test(q->key);
+        score_one(test ? &model_test : &model_train, q, ids, t->outputs);
+        if (test) {
+            struct heur_choice c[SOLVER_MAX];
+            int rule_ids[SOLVER_MAX];
+            const int n = heur_rank_rules(&q->p, c, SOLVER_MAX);
+            for (int k = 0; k < n; k++)
+                rule_ids[k] = c[k].solver;
+            score_one(&rules_test, q, rule_ids, n);
+        }
+    }
+    printf("held-out problems (%d):\n", model_test.n);
+    print_score("model", &model_test);
+    print_score("rules", &rules_test);
+    printf("training problems (%d):\n", model_train.n);
+    print_score("model", &model_train);
+}
+
+static bool write_files(const struct training *t, const struct mlp *model, const char *dir,
+                        char *model_path, size_t cap) {
+    struct model_metadata meta = {.stats = t->stats, .num_solvers = t->outputs};
+    for (int o = 0; o < t->outputs; o++)
+        snprintf(meta.solver_names[o], METADATA_NAME_MAX, "%s", solver_get(t->solver_of[o])->name);
+    snprintf(meta.target, sizeof meta.target, "%s", t->d.machine);
+    char meta_path[4200];
+    snprintf(model_path, cap, "%s/%s.tn.model", dir, t->d.machine);
+    snprintf(meta_path, sizeof meta_path, "%s/%s_metadata.tn.model", dir, t->d.machine);
+    FILE *f = fopen(model_path, "w");
+    bool ok = f && mlp_write_fdeep(model, f, &t->x[0]);
+    if (f && fclose(f) != 0)
+        ok = false;
+    char *json = metadata_to_json(&meta);
+    FILE *g = json ? fopen(meta_path, "w") : NULL;
+    ok = ok && g && fputs(json, g) >= 0;
+    if (g && fclose(g) != 0)
+        ok = false;
+    free(json);
+    if (!ok)
+        fprintf(stderr, "convsel train: cannot write %s or %s\n", model_path, meta_path);
+    else
+        printf("wrote %s\nwrote %s\n", model_path, meta_path);
+    return ok;
+}
+
+int cmd_train(int argc, char **argv) {
+    const char *db_path = NULL, *out_dir = NULL, *machine = NULL;
+    int64_t epochs = 300, hidden = 64, seed = 1;
+    const struct cli_flag flags[] = {
+        {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (required)"},
+        {NULL, "--out", CLI_STRING, &out_dir, "DIR", "directory for the model files (required)"},
+        {NULL, "--machine", CLI_STRING, &machine, "SIG",
+         "machine signature (default: the only one)"},
+        {NULL, "--epochs", CLI_INT, &epochs, "E", "passes over the training set (default 300)"},
+        {NULL, "--hidden", CLI_INT, &hidden, "H", "units per hidden layer (default 64)"},
+        {NULL, "--seed", CLI_INT, &seed, "S", "initialization and shuffling seed (default 1)"},
+    };
+    int rc = cli_parse("train", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
+    if (rc != EXIT_OK)
+        return rc < 0 ? EXIT_OK : rc;
+    if (!db_path || !out_dir) {
+        fprintf(stderr, "convsel train: --db and --out are required\n");
+        return EXIT_USAGE;
+    }
+    if (epochs < 1 || epochs > 100000 || hidden < 1 || hidden > MLP_MAX_HIDDEN) {
+        fprintf(stderr, "convsel train: --epochs must be in 1..100000 and --hidden in 1..%d\n",
+                MLP_MAX_HIDDEN);
+        return EXIT_USAGE;
+    }
+    struct stat st;
+    if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "convsel train: --out %s: not a directory\n", out_dir);
+        return EXIT_USAGE;
+    }
+    struct training t = {0};
+    char err[PERFDB_ERROR_MAX];
+    if (!dataset_load(db_path, machine, &t.d, err, sizeof err)) {
+        fprintf(stderr, "convsel train: %s\n", err);
+        return EXIT_FAILED;
+    }
+    struct mlp model = {0};
+    const size_t n = (size_t)t.d.n;
+    float *xs = malloc(n * FEATURE_COUNT * sizeof *xs), *ys = malloc(n * MLP_MAX_OUT * sizeof *ys);
+    bool *ms = malloc(n * MLP_MAX_OUT * sizeof *ms);
+    rc = EXIT_FAILED;
+    if (!xs || !ys || !ms || !prepare(&t)) {
+        fprintf(stderr, "convsel train: out of memory\n");
+        goto done;
+    }
+    const struct mlp_data train = split(&t, false, xs, ys, ms);
+    double mean = 0;
+    long counted = 0;
+    for (size_t i = 0; i < (size_t)train.count * t.outputs; i++)
+        if (train.mask[i])
+            mean += train.y[i], counted++;
+    printf("train: %s: %d problems (%d training, %d held out), %d solvers, %zu records ignored\n",
+           t.d.machine, t.d.n, train.count, t.d.n - train.count, t.outputs, t.d.ignored);
+    if (train.count == 0 ||
+        !mlp_init(&model, FEATURE_COUNT, (int)hidden, t.outputs, (unsigned long long)seed,
+                  counted ? (float)(mean / counted) : 0.0f)) {
+        fprintf(stderr, "convsel train: %s\n",
+                train.count ? "out of memory" : "no training problems (all held out)");
+        goto done;
+    }
+    const double loss = mlp_train(&model, &train, (int)epochs, 32, 2e-3f, (unsigned long long)seed);
+    printf("train: %lld epochs, training loss %.4f (mean squared error of log2 ms)\n",
+           (long long)epochs, loss);
+    char model_path[4200];
+    if (!write_files(&t, &model, out_dir, model_path, sizeof model_path))
+        goto done;
+    struct nn_model *loaded = NULL;
+    char nerr[NN_ERROR_MAX];
+    if (nn_model_load_file(model_path, NULL, &loaded, nerr, sizeof nerr) != NN_OK) {
+        fprintf(stderr, "convsel train: the written model does not load: %s\n", nerr);
+        goto done;
+    }
+    printf("loaded back: %zu embedded test passed\n", nn_model_num_tests(loaded));
+    nn_model_free(loaded);
+    evaluate(&t, &model);
+    rc = EXIT_OK;
+done:
+    mlp_free(&model);
+    free(xs), free(ys), free(ms);
+    free(t.x), free(t.y), free(t.mask);
+    dataset_free(&t.d);
+    return rc;
+}

@@ -1,0 +1,142 @@
+/* dataset.c -- see dataset.h. */
+#include "dataset.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct raw {
+    char *machine, *key;
+    int solver;
+    double ms;
+};
+
+struct loader {
+    struct raw *v;
+    size_t n, cap, ignored;
+    const char *machine;
+    bool out_of_memory;
+};
+
+static bool keep(void *ctx, const char *machine, const char *key, const char *solver, double ms) {
+    struct loader *l = ctx;
+    if (l->machine && strcmp(machine, l->machine) != 0)
+        return true;
+    const int id = solver_find(solver);
+    if (id < 0 || !(ms > 0) || !isfinite(ms) || strlen(key) >= CONVSEL_PROBLEM_KEY_MAX) {
+        l->ignored++;
+        return true;
+    }
+    if (l->n == l->cap) {
+        const size_t cap = l->cap ? 2 * l->cap : 4096;
+        struct raw *grown = realloc(l->v, cap * sizeof *grown);
+        if (!grown)
+            return !(l->out_of_memory = true);
+        l->v = grown, l->cap = cap;
+    }
+    struct raw r = {strdup(machine), strdup(key), id, ms};
+    if (!r.machine || !r.key) {
+        free(r.machine), free(r.key);
+        return !(l->out_of_memory = true);
+    }
+    l->v[l->n++] = r;
+    return true;
+}
+
+static int by_problem(const void *pa, const void *pb) {
+    const struct raw *a = pa, *b = pb;
+    const int c = strcmp(a->machine, b->machine);
+    return c ? c : strcmp(a->key, b->key);
+}
+
+static void free_raw(struct loader *l) {
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].machine), free(l->v[i].key);
+    free(l->v);
+}
+
+/* Groups sorted records into problems; false when out of memory. */
+static bool group(struct loader *l, struct dataset *d) {
+    d->v = calloc(l->n ? l->n : 1, sizeof *d->v);
+    if (!d->v)
+        return false;
+    for (size_t i = 0, j; i < l->n; i = j) {
+        struct ds_problem *q = &d->v[d->n];
+        char perr[PROBLEM_ERROR_MAX];
+        for (j = i + 1; j < l->n && by_problem(&l->v[i], &l->v[j]) == 0; j++) {
+        }
+        if (problem_key_parse(l->v[i].key, &q->p, perr, sizeof perr) != CONVSEL_STATUS_SUCCESS) {
+            d->ignored += j - i;
+            continue;
+        }
+        snprintf(q->key, sizeof q->key, "%s", l->v[i].key);
+        for (int s = 0; s < SOLVER_MAX; s++)
+            q->ms[s] = -1;
+        q->fastest = l->v[i].solver;
+        for (size_t k = i; k < j; k++) {
+            q->ms[l->v[k].solver] = l->v[k].ms;
+            if (l->v[k].ms < q->ms[q->fastest])
+                q->fastest = l->v[k].solver;
+        }
+        d->n++;
+    }
+    return true;
+}
+
+bool dataset_load(const char *db_path, const char *machine, struct dataset *out, char *err,
+                  size_t err_cap) {
+    memset(out, 0, sizeof *out);
+    struct perfdb *db = perfdb_open(db_path, true, 0, err, err_cap);
+    if (!db)
+        return false;
+    struct loader l = {.machine = machine};
+    const int64_t read = perfdb_for_each(db, keep, &l, err, err_cap);
+    perfdb_close(db);
+    bool ok = read >= 0;
+    if (ok && l.out_of_memory)
+        ok = false, snprintf(err, err_cap, "%s: out of memory", db_path);
+    if (ok && l.n > 0) /* qsort wants a valid pointer even for 0 elements */
+        qsort(l.v, l.n, sizeof *l.v, by_problem);
+    if (ok && l.n && strcmp(l.v[0].machine, l.v[l.n - 1].machine) != 0) {
+        snprintf(err, err_cap,
+                 "%s holds several machine signatures (%s ... %s): pick one with "
+                 "--machine",
+                 db_path, l.v[0].machine, l.v[l.n - 1].machine);
+        ok = false;
+    }
+    if (ok && l.n == 0) {
+        snprintf(err, err_cap, "%s: no measured problems%s%s", db_path,
+                 machine ? " for machine " : "", machine ? machine : "");
+        ok = false;
+    }
+    if (ok) {
+        snprintf(out->machine, sizeof out->machine, "%s", l.v[0].machine);
+        const char *t = strrchr(out->machine, '-');
+        out->threads = t ? atoi(t + 1) : 1;
+        if (out->threads < 1)
+            out->threads = 1;
+        out->ignored = l.ignored;
+        if (!group(&l, out)) {
+            snprintf(err, err_cap, "%s: out of memory", db_path);
+            ok = false;
+        }
+    }
+    free_raw(&l);
+    if (!ok)
+        dataset_free(out);
+    return ok;
+}
+
+void dataset_free(struct dataset *d) {
+    free(d->v);
+    memset(d, 0, sizeof *d);
+}
+
+bool dataset_is_test(const char *key) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)key; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h % 5 == 0;
+}

@@ -1,0 +1,39 @@
+/* dataset.h -- a performance database as training and scoring data: one
+ * entry per measured problem of one machine signature, with every
+ * solver's median time. Used by `convsel train` and `convsel eval`. */
+#ifndef CONVSEL_TOOLS_DATASET_H
+#define CONVSEL_TOOLS_DATASET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/problem.h"
+#include "db/perfdb.h"
+#include "solvers/solver.h"
+
+struct ds_problem {
+    char key[CONVSEL_PROBLEM_KEY_MAX];
+    struct conv_problem p;
+    double ms[SOLVER_MAX]; /* by registry id; < 0 = not measured */
+    int fastest;           /* registry id of the fastest measured solver */
+};
+
+struct dataset {
+    struct ds_problem *v;
+    int n;
+    char machine[PERFDB_MACHINE_MAX];
+    int threads;    /* from the signature's "-<T>t" */
+    size_t ignored; /* records of unknown solvers, invalid times or keys */
+};
+
+/* Loads the problems of `machine` (NULL: the database must hold exactly
+ * one machine signature). Returns false with a message in err. */
+bool dataset_load(const char *db_path, const char *machine, struct dataset *out, char *err,
+                  size_t err_cap);
+void dataset_free(struct dataset *d);
+
+/* The held-out split, by problem: a fixed hash of the key puts one problem
+ * in five in the test set, whatever order or shard it was measured in. */
+bool dataset_is_test(const char *key);
+
+#endif

@@ -1,0 +1,53 @@
+/* train_mlp.h -- the ranking model's trainer: a 3-layer perceptron
+ * (features -> hidden -> hidden -> one output per solver, ReLU between)
+ * that predicts log2 of each solver's time, trained with Adam on a mean
+ * squared error masked to the solvers measured for each problem (a solver
+ * that does not apply has no time and must not pull the others). */
+#ifndef CONVSEL_TOOLS_TRAIN_MLP_H
+#define CONVSEL_TOOLS_TRAIN_MLP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define MLP_MAX_HIDDEN 256
+#define MLP_MAX_OUT 64
+
+struct mlp {
+    int in, hidden, out; /* hidden <= MLP_MAX_HIDDEN, out <= MLP_MAX_OUT */
+    float *params;       /* every weight and bias, in one block (what Adam updates) */
+    size_t n_params;
+    float *w1, *b1, *w2, *b2, *w3, *b3; /* into params; w[i * units + j]: input i to unit j */
+};
+
+/* One training example: normalized features, targets and their mask. */
+struct mlp_data {
+    int count;
+    const float *x;   /* count x in */
+    const float *y;   /* count x out: log2 ms */
+    const bool *mask; /* count x out: measured? */
+};
+
+/* Allocates and initializes (uniform He initialization from seed; output
+ * bias at the mean target). Returns false when out of memory or a size is
+ * out of range. */
+bool mlp_init(struct mlp *m, int in, int hidden, int out, unsigned long long seed,
+              float mean_target);
+void mlp_free(struct mlp *m);
+
+/* Predicts out values for one input. */
+void mlp_forward(const struct mlp *m, const float *x, float *y);
+
+/* Trains for `epochs` passes in shuffled minibatches; returns the final
+ * masked mean squared error on d. */
+double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch, float lr,
+                 unsigned long long seed);
+
+/* Masked mean squared error of m on d. */
+double mlp_loss(const struct mlp *m, const struct mlp_data *d);
+
+/* Writes m as a frugally-deep (tf.keras 2 functional) model with one
+ * embedded test: test_x -> m's own prediction. */
+bool mlp_write_fdeep(const struct mlp *m, FILE *f, const float *test_x);
+
+#endif
