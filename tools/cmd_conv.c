@@ -9,7 +9,9 @@
 #include "api/descriptors.h"
 #include "cli.h"
 #include "core/verify.h"
+#include "db/perfdb.h"
 #include "heur/db_snapshot.h"
+#include "heur/ranking_model.h"
 #include "problem_flags.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
@@ -230,6 +232,10 @@ int cmd_conv(int argc, char **argv) {
                    est, convsel_ranking_source_string(ranked[i].source));
         }
         printf("database  %s\n", db_snapshot_status());
+        char machine[PERFDB_MACHINE_MAX], model[4600];
+        perfdb_machine_signature(threads, machine, sizeof machine);
+        ranking_model_status(machine, model, sizeof model);
+        printf("model     %s\n", model);
     } else {
         printf("solver    %s\n", s->name);
     }

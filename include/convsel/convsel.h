@@ -307,7 +307,9 @@ typedef enum convsel_ranking_source {
     /** Measured on this machine signature (ISA, cores, the handle's thread
      *  count) by `convsel tune`: the performance database ($CONVSEL_DB). */
     CONVSEL_RANKED_BY_DATABASE = 0,
-    /** Predicted by the trained model (not shipped yet). */
+    /** Predicted by the trained model for this machine signature
+     *  ($CONVSEL_MODEL_DIR, written by `convsel train`; off with
+     *  CONVSEL_AI_HEUR=0). */
     CONVSEL_RANKED_BY_MODEL = 1,
     /** The hand-written rules: no time estimate. */
     CONVSEL_RANKED_BY_RULES = 2,
@@ -327,12 +329,13 @@ typedef struct convsel_solution {
 
 /** Ranks the solvers applicable to the problem, best first, without running
  *  any: this machine's measurements from the performance database first
- *  (fastest first, with their measured medians), then the rules' choice,
- *  then every other applicable solver (the reference last).
+ *  (fastest first, with their measured medians), then the trained model's
+ *  predictions (fastest first, with predicted times), then the rules'
+ *  choice, then every other applicable solver (the reference last).
  *  convsel_convolution_forward with CONVSEL_SOLVER_AUTO runs the first.
  *  The database is read once per process, at the first ranking; a missing
  *  or unreadable database is never an error here (one warning on stderr
- *  when it is unreadable or CONVSEL_DB names a missing file).
+ *  when it is unreadable or CONVSEL_DB names a missing file); likewise the model.
  *  @param max_solutions  Capacity of solutions_out (>= 1).
  *  @param count_out      Receives the number written (>= 1).
  *  @returns SUCCESS, or BAD_PARAM (invalid descriptors, NULL outputs,

@@ -1,10 +1,11 @@
-/* rank.c -- the solver ranking (see select.h): database, then (planned)
- * model, then rules. A source only ever adds solvers that apply and are
+/* rank.c -- the solver ranking (see select.h): database, then the
+ * trained model, then rules. A source only ever adds solvers that apply and are
  * not yet ranked, so the list has each applicable solver at most once. */
 #include <stdbool.h>
 
 #include "db/perfdb.h"
 #include "heur/db_snapshot.h"
+#include "heur/ranking_model.h"
 #include "heur/select.h"
 #include "solvers/solver.h"
 
@@ -33,6 +34,26 @@ static void add_rules(struct ranking *r, const struct conv_problem *p) {
     add(r, p, ref, -1, CONVSEL_RANKED_BY_RULES);
 }
 
+/* The model's predictions, fastest first. */
+static void add_model(struct ranking *r, const struct conv_problem *p, const char *machine,
+                      int threads) {
+    const struct ranking_model *m = ranking_model_get(machine);
+    double ms[SOLVER_MAX];
+    if (!m || ranking_model_predict(m, p, threads, ms) <= 0)
+        return;
+    int order[SOLVER_MAX], n = 0;
+    for (int id = 0; id < solver_count(); id++)
+        if (ms[id] >= 0)
+            order[n++] = id;
+    for (int a = 1; a < n; a++) /* insertion sort: a handful of solvers */
+        for (int b = a; b > 0 && ms[order[b]] < ms[order[b - 1]]; b--) {
+            const int t = order[b];
+            order[b] = order[b - 1], order[b - 1] = t;
+        }
+    for (int i = 0; i < n; i++)
+        add(r, p, order[i], ms[order[i]], CONVSEL_RANKED_BY_MODEL);
+}
+
 int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int max) {
     struct ranking r = {.out = out, .max = max};
     add_rules(&r, p);
@@ -48,6 +69,7 @@ int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out
     const size_t measured = db_snapshot_find(machine, key, &e);
     for (size_t i = 0; i < measured; i++)
         add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE);
+    add_model(&r, p, machine, threads);
     add_rules(&r, p);
     return r.n;
 }

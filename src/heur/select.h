@@ -2,8 +2,9 @@
  * CONVSEL_SOLVER_AUTO to the first of them.
  *
  * Order of authority: this machine's measurements from the performance
- * database (db_snapshot.c) -> the model (planned) -> the hand-written
- * rules (fallback.c). Only applicable solvers are ever returned. */
+ * database (db_snapshot.c) -> the trained model (ranking_model.c) -> the
+ * hand-written rules (fallback.c). Only applicable solvers are ever
+ * returned. */
 #ifndef CONVSEL_HEUR_SELECT_H
 #define CONVSEL_HEUR_SELECT_H
 
@@ -17,7 +18,8 @@ struct heur_choice {
 };
 
 /* Writes up to max choices for p (measured on `threads` threads), best
- * first: measured solvers fastest first, then the rules' pick, then every
+ * first: measured solvers fastest first, then the model's predictions
+ * fastest first, then the rules' pick, then every
  * other applicable solver in registry order, the reference last. Returns
  * the number written (>= 1 when max >= 1: the reference always applies). */
 int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max);

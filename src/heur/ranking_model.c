@@ -1,0 +1,159 @@
+/* ranking_model.c -- see ranking_model.h. The model and its metadata are
+ * one cache entry (key: machine signature / "ranking"), so they are loaded
+ * together, exactly once, and a failure is cached like a success. */
+#include "heur/ranking_model.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heur/model_cache.h"
+#include "nn/model.h"
+
+struct ranking_model {
+    struct nn_model *net;
+    struct model_metadata meta;
+    int solver_id[SOLVER_MAX]; /* model output -> registry id, -1 when this build lacks it */
+};
+
+static struct {
+    const char *dir; /* NULL: no model directory */
+    bool disabled;   /* CONVSEL_AI_HEUR=0 */
+} env;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static atomic_bool warned;
+
+static void read_env(void) {
+    const char *heur = getenv("CONVSEL_AI_HEUR");
+    env.disabled = heur && strcmp(heur, "0") == 0;
+    const char *dir = getenv("CONVSEL_MODEL_DIR");
+    env.dir = dir && *dir ? strdup(dir) : NULL; /* kept for the process: the cache keys on it */
+}
+
+static void free_ranking(void *value) {
+    struct ranking_model *m = value;
+    nn_model_free(m->net);
+    free(m);
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        const long size = ftell(f);
+        if (size >= 0 && size < (64L << 20) && fseek(f, 0, SEEK_SET) == 0 &&
+            (text = malloc((size_t)size + 1)) != NULL) {
+            *len = fread(text, 1, (size_t)size, f);
+            text[*len] = '\0';
+        }
+    }
+    fclose(f);
+    return text;
+}
+
+static bool load(void *ctx, const struct cache_key *key, void **value_out,
+                 void (**free_out)(void *), char *err, size_t cap) {
+    const char *dir = ctx;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, key->target);
+    struct ranking_model *m = calloc(1, sizeof *m);
+    size_t len = 0;
+    char *text = m ? read_file(path, &len) : NULL;
+    char why[METADATA_ERROR_MAX > NN_ERROR_MAX ? METADATA_ERROR_MAX : NN_ERROR_MAX];
+    bool ok = text != NULL;
+    if (!ok)
+        snprintf(err, cap, "%s: cannot read", path);
+    else if (!(ok = metadata_from_json(text, len, &m->meta, why, sizeof why)))
+        snprintf(err, cap, "%s: %s", path, why);
+    else if (!(ok = strcmp(m->meta.target, key->target) == 0))
+        snprintf(err, cap, "%s: trained for %s, this is %s", path, m->meta.target, key->target);
+    free(text);
+    if (ok) {
+        snprintf(path, sizeof path, "%s/%s.tn.model", dir, key->target);
+        if (nn_model_load_file(path, NULL, &m->net, why, sizeof why) != NN_OK) {
+            snprintf(err, cap, "%s: %s", path, why);
+            ok = false;
+        } else if (nn_model_num_inputs(m->net) != 1 || nn_model_num_outputs(m->net) != 1 ||
+                   nn_shape_volume(nn_model_input_shape(m->net, 0)) != FEATURE_COUNT ||
+                   nn_shape_volume(nn_model_output_shape(m->net, 0)) !=
+                       (size_t)m->meta.num_solvers) {
+            snprintf(err, cap, "%s: needs one input of %d and one output of %d values", path,
+                     FEATURE_COUNT, m->meta.num_solvers);
+            ok = false;
+        }
+    }
+    if (!ok) {
+        if (m)
+            free_ranking(m);
+        return false;
+    }
+    for (int i = 0; i < m->meta.num_solvers; i++)
+        m->solver_id[i] = solver_find(m->meta.solver_names[i]);
+    *value_out = m;
+    *free_out = free_ranking;
+    return true;
+}
+
+static const struct cache_entry *entry(const char *machine) {
+    pthread_once(&env_once, read_env);
+    if (env.disabled || !env.dir)
+        return NULL;
+    struct cache_key key;
+    cache_key_init(&key, machine, "ranking", "");
+    return cache_get(cache_global(), &key, load, (void *)env.dir);
+}
+
+const struct ranking_model *ranking_model_get(const char *machine) {
+    const struct cache_entry *e = entry(machine);
+    if (e && e->status != CACHE_OK && !atomic_exchange(&warned, true))
+        fprintf(stderr, "convsel: warning: ranking model not used: %s\n", e->error);
+    return e && e->status == CACHE_OK ? e->value : NULL;
+}
+
+int ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                          double ms[SOLVER_MAX]) {
+    float features[FEATURE_COUNT], out[SOLVER_MAX];
+    features_of(p, threads, features);
+    features_normalize(features, &m->meta.stats);
+    const size_t scratch_bytes = nn_model_scratch_bytes(m->net);
+    void *scratch = malloc(scratch_bytes + sizeof(float));
+    if (!scratch)
+        return -1;
+    const float *in[1] = {features};
+    float *outs[1] = {out};
+    const enum nn_status st = nn_model_predict(m->net, in, outs, scratch, scratch_bytes, NULL, 0);
+    free(scratch);
+    if (st != NN_OK)
+        return -1;
+    int n = 0;
+    for (int id = 0; id < SOLVER_MAX; id++)
+        ms[id] = -1;
+    for (int i = 0; i < m->meta.num_solvers; i++)
+        if (m->solver_id[i] >= 0 && isfinite(out[i])) {
+            ms[m->solver_id[i]] = exp2((double)out[i]);
+            n++;
+        }
+    return n;
+}
+
+void ranking_model_status(const char *machine, char *buf, size_t cap) {
+    pthread_once(&env_once, read_env);
+    if (env.disabled) {
+        snprintf(buf, cap, "off (CONVSEL_AI_HEUR=0)");
+        return;
+    }
+    if (!env.dir) {
+        snprintf(buf, cap, "none (CONVSEL_MODEL_DIR is not set)");
+        return;
+    }
+    const struct cache_entry *e = entry(machine);
+    if (e && e->status == CACHE_OK)
+        snprintf(buf, cap, "%s/%s.tn.model", env.dir, machine);
+    else
+        snprintf(buf, cap, "not used: %s", e ? e->error : "no cache entry");
+}

@@ -1,0 +1,116 @@
+/* test_ranking_model.c -- the trained model in immediate mode, end to end
+ * in fresh processes: a model trained (convsel train) on a synthetic rule
+ * (1x1: gemm_1x1 3x faster than im2col_gemm; otherwise the reverse) ranks
+ * AUTO's choice by that rule with predicted times; CONVSEL_AI_HEUR=0
+ * switches it off; a corrupt model, metadata for another machine, or no
+ * model directory fall back to the rules with one warning, and the
+ * convolution is still verified. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/perfdb.h"
+#include "testutil.h"
+
+static char out[1 << 15];
+
+static void synthetic(const char *path, const char *machine) {
+    char err[PERFDB_ERROR_MAX];
+    struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
+    CHECK(db != NULL);
+    for (int c = 4; db && c <= 96; c += 4)
+        for (int hw = 6; hw <= 30; hw += 3)
+            for (int f = 1; f <= 5; f += 2) {
+                struct perfdb_record r = {.runs = 5};
+                r.problem = (struct conv_problem){.n = 1,
+                                                  .c = c,
+                                                  .h = hw,
+                                                  .w = hw,
+                                                  .k = 2 * c,
+                                                  .r = f,
+                                                  .s = f,
+                                                  .pad_h = f / 2,
+                                                  .pad_w = f / 2,
+                                                  .stride_h = 1,
+                                                  .stride_w = 1,
+                                                  .dil_h = 1,
+                                                  .dil_w = 1,
+                                                  .groups = 1};
+                if (problem_validate(&r.problem, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
+                    continue;
+                const double work = problem_flops(&r.problem) * 1e-9;
+                snprintf(r.machine, sizeof r.machine, "%s", machine);
+                const char *names[2] = {"gemm_1x1", "im2col_gemm"};
+                const double ms[2] = {f == 1 ? work : 3 * work, f == 1 ? 3 * work : work};
+                for (int s = 0; s < 2; s++) {
+                    snprintf(r.solver, sizeof r.solver, "%s", names[s]);
+                    r.median_ms = r.min_ms = r.max_ms = ms[s];
+                    CHECK(perfdb_put(db, &r, 1, err, sizeof err));
+                }
+            }
+    perfdb_close(db);
+}
+
+/* Runs convsel conv on a 1x1 or a 3x3 problem with the given environment. */
+static int conv(const char *env, int filter) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "CONVSEL_DB=%s %s %s conv -n 1 -c 16 -k 32 -H 12 -W 12 -y %d -x %d -p %d -q %d "
+             "--threads 2 -V 1 -i 2",
+             test_tmp_path("empty.db"), env, test_convsel_bin(), filter, filter, filter / 2,
+             filter / 2);
+    return test_run_command(cmd, out, sizeof out);
+}
+
+static int count(const char *needle) {
+    int n = 0;
+    for (const char *at = strstr(out, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+int main(void) {
+    test_tmpdir("rankmodel");
+    char machine[PERFDB_MACHINE_MAX], cmd[2048], env[1024], good[600], bad[600];
+    perfdb_machine_signature(2, machine, sizeof machine);
+    synthetic(test_tmp_path("perf.db"), machine);
+    snprintf(good, sizeof good, "%s", test_tmp_path("good"));
+    snprintf(bad, sizeof bad, "%s", test_tmp_path("bad"));
+    snprintf(cmd, sizeof cmd, "mkdir -p %s %s && %s train --db %s --out %s --epochs 150", good, bad,
+             test_convsel_bin(), test_tmp_path("perf.db"), good);
+    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+
+    snprintf(env, sizeof env, "CONVSEL_MODEL_DIR=%s", good);
+    CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: model)") &&
+          test_contains(out, "ranking   1 gemm_1x1") && test_contains(out, "verified"));
+    CHECK(test_contains(out, " ms      model")); /* a predicted time, not "-" */
+    CHECK(conv(env, 3) == 0 && test_contains(out, "ranking   1 im2col_gemm") &&
+          test_contains(out, "(auto: model)") && test_contains(out, "verified"));
+
+    snprintf(env, sizeof env, "CONVSEL_AI_HEUR=0 CONVSEL_MODEL_DIR=%s", good);
+    CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: rules)") &&
+          test_contains(out, "model     off (CONVSEL_AI_HEUR=0)"));
+    CHECK(conv("", 1) == 0 && test_contains(out, "CONVSEL_MODEL_DIR is not set") &&
+          test_contains(out, "(auto: rules)"));
+
+    /* a corrupt model beside valid metadata: one warning, the rules, verified */
+    snprintf(cmd, sizeof cmd,
+             "cp %s/%s_metadata.tn.model %s/ && echo '{\"architecture\":' > %s/%s.tn.model", good,
+             machine, bad, bad, machine);
+    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    snprintf(env, sizeof env, "CONVSEL_MODEL_DIR=%s", bad);
+    CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: rules)") &&
+          test_contains(out, "verified") && test_contains(out, ".tn.model"));
+    CHECK(count("warning: ranking model not used") == 1);
+
+    /* metadata trained for another machine */
+    snprintf(cmd, sizeof cmd,
+             "cp %s/%s.tn.model %s/ && sed -i 's/\"target\":[^,]*/\"target\":\t\"riscv-1c-1t\"/' "
+             "%s/%s_metadata.tn.model",
+             good, machine, bad, bad, machine);
+    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    CHECK(conv(env, 1) == 0 && test_contains(out, "trained for riscv-1c-1t") &&
+          test_contains(out, "(auto: rules)"));
+    test_tmpdir_remove();
+    return test_finish("test_ranking_model");
+}
