@@ -11,6 +11,7 @@
 #include "db/perfdb.h"
 #include "heur/features.h"
 #include "nn/model.h"
+#include "synthetic_db.h"
 #include "testutil.h"
 
 static char out[1 << 15];
@@ -19,49 +20,6 @@ static int train(const char *args) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "%s train %s", test_convsel_bin(), args);
     return test_run_command(cmd, out, sizeof out);
-}
-
-static void put(struct perfdb *db, const char *machine, const struct conv_problem *p,
-                const char *solver, double ms) {
-    struct perfdb_record r = {.problem = *p, .median_ms = ms, .min_ms = ms, .max_ms = ms};
-    snprintf(r.machine, sizeof r.machine, "%s", machine);
-    snprintf(r.solver, sizeof r.solver, "%s", solver);
-    char err[PERFDB_ERROR_MAX];
-    if (!perfdb_put(db, &r, 1, err, sizeof err))
-        fprintf(stderr, "put: %s\n", err);
-}
-
-static void synthetic(const char *path, const char *machine) {
-    char err[PERFDB_ERROR_MAX];
-    struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
-    CHECK(db != NULL);
-    int made = 0;
-    for (int c = 4; db && c <= 96; c += 4)
-        for (int hw = 6; hw <= 30; hw += 3)
-            for (int f = 1; f <= 5; f += 2) {
-                struct conv_problem p = {.n = 1,
-                                         .c = c,
-                                         .h = hw,
-                                         .w = hw,
-                                         .k = 2 * c,
-                                         .r = f,
-                                         .s = f,
-                                         .pad_h = f / 2,
-                                         .pad_w = f / 2,
-                                         .stride_h = 1,
-                                         .stride_w = 1,
-                                         .dil_h = 1,
-                                         .dil_w = 1,
-                                         .groups = 1};
-                if (problem_validate(&p, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
-                    continue;
-                const double work = problem_flops(&p) * 1e-9;
-                put(db, machine, &p, "gemm_1x1", f == 1 ? work : 3 * work);
-                put(db, machine, &p, "im2col_gemm", f == 1 ? 3 * work : work);
-                made++;
-            }
-    perfdb_close(db);
-    CHECK(made > 500);
 }
 
 static int scan_top1(const char *who) {
@@ -89,7 +47,7 @@ static char *slurp(const char *path) {
 int main(void) {
     test_tmpdir("train");
     const char *db = test_tmp_path("perf.db");
-    synthetic(db, "avx512-2c-2t");
+    CHECK(synthetic_db_write(db, "avx512-2c-2t") > 500);
     char args[2048], dir_a[600], dir_b[600];
     snprintf(dir_a, sizeof dir_a, "%s", test_tmp_path("a"));
     snprintf(dir_b, sizeof dir_b, "%s", test_tmp_path("b"));
@@ -135,7 +93,7 @@ int main(void) {
     CHECK(train(args) == 2 && test_contains(out, "--hidden in 1.."));
     snprintf(args, sizeof args, "--db /nonexistent.db --out %s", dir_a);
     CHECK(train(args) == 1 && test_contains(out, "/nonexistent.db"));
-    synthetic(db, "avx2-4c-4t"); /* a second machine in the same file */
+    CHECK(synthetic_db_write(db, "avx2-4c-4t") > 500); /* a second machine in the same file */
     snprintf(args, sizeof args, "--db %s --out %s --epochs 1", db, dir_a);
     CHECK(train(args) == 1 && test_contains(out, "several machine signatures"));
     snprintf(args, sizeof args, "--db %s --out %s --epochs 1 --machine avx2-4c-4t", db, dir_a);

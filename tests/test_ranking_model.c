@@ -10,46 +10,10 @@
 #include <string.h>
 
 #include "db/perfdb.h"
+#include "synthetic_db.h"
 #include "testutil.h"
 
 static char out[1 << 15];
-
-static void synthetic(const char *path, const char *machine) {
-    char err[PERFDB_ERROR_MAX];
-    struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
-    CHECK(db != NULL);
-    for (int c = 4; db && c <= 96; c += 4)
-        for (int hw = 6; hw <= 30; hw += 3)
-            for (int f = 1; f <= 5; f += 2) {
-                struct perfdb_record r = {.runs = 5};
-                r.problem = (struct conv_problem){.n = 1,
-                                                  .c = c,
-                                                  .h = hw,
-                                                  .w = hw,
-                                                  .k = 2 * c,
-                                                  .r = f,
-                                                  .s = f,
-                                                  .pad_h = f / 2,
-                                                  .pad_w = f / 2,
-                                                  .stride_h = 1,
-                                                  .stride_w = 1,
-                                                  .dil_h = 1,
-                                                  .dil_w = 1,
-                                                  .groups = 1};
-                if (problem_validate(&r.problem, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
-                    continue;
-                const double work = problem_flops(&r.problem) * 1e-9;
-                snprintf(r.machine, sizeof r.machine, "%s", machine);
-                const char *names[2] = {"gemm_1x1", "im2col_gemm"};
-                const double ms[2] = {f == 1 ? work : 3 * work, f == 1 ? 3 * work : work};
-                for (int s = 0; s < 2; s++) {
-                    snprintf(r.solver, sizeof r.solver, "%s", names[s]);
-                    r.median_ms = r.min_ms = r.max_ms = ms[s];
-                    CHECK(perfdb_put(db, &r, 1, err, sizeof err));
-                }
-            }
-    perfdb_close(db);
-}
 
 /* Runs convsel conv on a 1x1 or a 3x3 problem with the given environment. */
 static int conv(const char *env, int filter) {
@@ -73,7 +37,7 @@ int main(void) {
     test_tmpdir("rankmodel");
     char machine[PERFDB_MACHINE_MAX], cmd[2048], env[1024], good[600], bad[600];
     perfdb_machine_signature(2, machine, sizeof machine);
-    synthetic(test_tmp_path("perf.db"), machine);
+    CHECK(synthetic_db_write(test_tmp_path("perf.db"), machine) > 500);
     snprintf(good, sizeof good, "%s", test_tmp_path("good"));
     snprintf(bad, sizeof bad, "%s", test_tmp_path("bad"));
     snprintf(cmd, sizeof cmd, "mkdir -p %s %s && %s train --db %s --out %s --epochs 150", good, bad,
