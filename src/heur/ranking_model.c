@@ -12,6 +12,7 @@
 
 #include "heur/model_cache.h"
 #include "nn/model.h"
+#include "util/file.h"
 
 struct ranking_model {
     struct nn_model *net;
@@ -39,23 +40,6 @@ static void free_ranking(void *value) {
     free(m);
 }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        const long size = ftell(f);
-        if (size >= 0 && size < (64L << 20) && fseek(f, 0, SEEK_SET) == 0 &&
-            (text = malloc((size_t)size + 1)) != NULL) {
-            *len = fread(text, 1, (size_t)size, f);
-            text[*len] = '\0';
-        }
-    }
-    fclose(f);
-    return text;
-}
-
 static bool load(void *ctx, const struct cache_key *key, void **value_out,
                  void (**free_out)(void *), char *err, size_t cap) {
     const char *dir = ctx;
@@ -63,7 +47,9 @@ static bool load(void *ctx, const struct cache_key *key, void **value_out,
     snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, key->target);
     struct ranking_model *m = calloc(1, sizeof *m);
     size_t len = 0;
-    char *text = m ? read_file(path, &len) : NULL;
+    char *text = NULL;
+    if (m)
+        file_read_all(path, (64u << 20) - 1, &text, &len);
     char why[METADATA_ERROR_MAX > NN_ERROR_MAX ? METADATA_ERROR_MAX : NN_ERROR_MAX];
     bool ok = text != NULL;
     if (!ok)

@@ -9,6 +9,7 @@
 
 #include "nn/internal.h"
 #include "nn/json_util.h"
+#include "util/file.h"
 
 enum nn_status nn_fail(char *err, size_t cap, enum nn_status status, const char *fmt, ...) {
     if (err != NULL && cap > 0) {
@@ -414,28 +415,21 @@ enum nn_status nn_model_load_file(const char *path, const struct nn_load_options
                                   struct nn_model **model_out, char *err, size_t cap) {
     if (model_out != NULL)
         *model_out = NULL;
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    if (f == NULL)
-        return nn_fail(err, cap, NN_ERR_IO, "cannot open %.200s", path ? path : "(null)");
     char *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    enum nn_status st = NN_ERR_IO;
-    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        nn_fail(err, cap, st, "cannot read %.200s", path);
-    } else if ((unsigned long)size > NN_LIMIT_FILE_BYTES) {
-        st = nn_fail(err, cap, NN_ERR_FORMAT, "%.200s: %ld bytes exceeds the limit of %u", path,
-                     size, NN_LIMIT_FILE_BYTES);
-    } else if ((buf = malloc((size_t)size + 1)) == NULL) {
-        st = nn_fail(err, cap, NN_ERR_NOMEM, "out of memory reading %.200s", path);
-    } else if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        nn_fail(err, cap, st, "cannot read %.200s", path);
-    } else {
-        st = nn_model_load_memory(buf, (size_t)size, options, model_out, err, cap);
+    size_t size = 0;
+    switch (file_read_all(path, NN_LIMIT_FILE_BYTES, &buf, &size)) {
+    case FILE_READ_OK: break;
+    case FILE_READ_CANNOT_OPEN:
+        return nn_fail(err, cap, NN_ERR_IO, "cannot open %.200s", path ? path : "(null)");
+    case FILE_READ_TOO_LARGE:
+        return nn_fail(err, cap, NN_ERR_FORMAT, "%.200s: %zu bytes exceeds the limit of %u", path,
+                       size, NN_LIMIT_FILE_BYTES);
+    case FILE_READ_NO_MEMORY:
+        return nn_fail(err, cap, NN_ERR_NOMEM, "out of memory reading %.200s", path);
+    case FILE_READ_IO_ERROR: return nn_fail(err, cap, NN_ERR_IO, "cannot read %.200s", path);
     }
+    const enum nn_status st = nn_model_load_memory(buf, size, options, model_out, err, cap);
     free(buf);
-    fclose(f);
     return st;
 }
 

@@ -10,6 +10,7 @@
 #include "heur/model_cache.h"
 #include "heur/model_loader.h"
 #include "nn/json_util.h"
+#include "util/file.h"
 
 static void kind_for(const char *dir, const char *kind, char *out, size_t cap) {
     uint32_t h = 2166136261u;
@@ -41,26 +42,16 @@ static bool load_metadata(void *arg, const struct cache_key *key, void **out,
                           void (**free_out)(void *), char *err, size_t cap) {
     (void)key;
     const struct metadata_ctx *ctx = arg;
-    FILE *f = fopen(ctx->path, "rb");
-    if (f == NULL) {
-        snprintf(err, cap, "cannot open %s", ctx->path);
-        return false;
-    }
     char *text = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && size < (1 << 24) &&
-        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)) != NULL &&
-        fread(text, 1, (size_t)size, f) != (size_t)size) {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    if (text == NULL) {
-        snprintf(err, cap, "cannot read %s", ctx->path);
+    size_t size = 0;
+    const enum file_read_status rs = file_read_all(ctx->path, (1 << 24) - 1, &text, &size);
+    if (rs != FILE_READ_OK) {
+        snprintf(err, cap, "%s %s", rs == FILE_READ_CANNOT_OPEN ? "cannot open" : "cannot read",
+                 ctx->path);
         return false;
     }
     char perr[256];
-    cJSON *root = json_parse(text, (size_t)size, perr, sizeof perr);
+    cJSON *root = json_parse(text, size, perr, sizeof perr);
     free(text);
     if (root == NULL) {
         snprintf(err, cap, "%s: %s", ctx->path, perr);
