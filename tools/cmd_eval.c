@@ -23,11 +23,6 @@ static const char summary[] =
     "the held-out split of convsel train, how often each solver is fastest and chosen, and\n"
     "the worst problems. Today the ranking scored is the hand-written rules.";
 
-struct tally {
-    int problems, top1, top3;
-    double log_regret;
-};
-
 struct worst {
     double regret;
     char what[CONVSEL_PROBLEM_KEY_MAX + 64];
@@ -46,32 +41,13 @@ static void note_worst(struct worst w[5], double regret, const struct ds_problem
 }
 
 /* Scores the rules on q; returns the solver they pick first among the measured. */
-static int score(struct tally *t, const struct ds_problem *q, double *regret) {
+static int score_rules(struct ds_score *t, const struct ds_problem *q, double *regret) {
     struct heur_choice c[SOLVER_MAX];
+    int rank[SOLVER_MAX];
     const int n = heur_rank_rules(&q->p, c, SOLVER_MAX);
-    int pick = -1, seen = 0;
-    for (int i = 0; i < n && seen < 3; i++) {
-        if (q->ms[c[i].solver] < 0)
-            continue; /* not measured (the reference): not a candidate */
-        if (pick < 0)
-            pick = c[i].solver;
-        t->top3 += c[i].solver == q->fastest;
-        seen++;
-    }
-    if (pick < 0)
-        return -1;
-    t->problems++;
-    t->top1 += pick == q->fastest;
-    *regret = q->ms[pick] / q->ms[q->fastest];
-    t->log_regret += log(*regret);
-    return pick;
-}
-
-static void print_tally(const char *what, const struct tally *t) {
-    printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", what,
-           t->top1, t->problems, t->problems ? 100.0 * t->top1 / t->problems : 0, t->top3,
-           t->problems, t->problems ? 100.0 * t->top3 / t->problems : 0,
-           t->problems ? exp(t->log_regret / t->problems) : 1.0);
+    for (int i = 0; i < n; i++)
+        rank[i] = c[i].solver;
+    return ds_score_add(t, q, rank, n, regret);
 }
 
 int cmd_eval(int argc, char **argv) {
@@ -101,24 +77,23 @@ int cmd_eval(int argc, char **argv) {
         fprintf(stderr, "convsel eval: %s\n", err);
         return EXIT_FAILED;
     }
-    struct tally all = {0}, held_out = {0};
+    struct ds_score all = {0}, held_out = {0};
     struct worst worst[5] = {{0}};
     int fastest[SOLVER_MAX] = {0}, chosen[SOLVER_MAX] = {0};
     for (int i = 0; i < d.n; i++) {
         double regret = 1;
-        const int pick = score(&all, &d.v[i], &regret);
+        const int pick = score_rules(&all, &d.v[i], &regret);
         if (pick < 0)
             continue;
         if (dataset_is_test(d.v[i].key))
-            score(&held_out, &d.v[i], &regret);
+            score_rules(&held_out, &d.v[i], &regret);
         fastest[d.v[i].fastest]++;
         chosen[pick]++;
         note_worst(worst, regret, &d.v[i], pick);
     }
-    printf("eval: ranking '%s' on %d problems of %s from %s\n", ranking, all.problems, d.machine,
-           path);
-    print_tally("all", &all);
-    print_tally("held-out", &held_out);
+    printf("eval: ranking '%s' on %d problems of %s from %s\n", ranking, all.n, d.machine, path);
+    ds_score_print("all", &all);
+    ds_score_print("held-out", &held_out);
     printf("%-20s %8s %8s\n", "solver", "fastest", "chosen");
     for (int id = 0; id < solver_count(); id++)
         if (fastest[id] || chosen[id])

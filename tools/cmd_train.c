@@ -26,35 +26,6 @@ static const char summary[] =
     "model back (its embedded test must pass) and prints top1, top3 and geomean regret on\n"
     "the held-out problems for the model and for the rules.";
 
-struct score {
-    int n, top1, top3;
-    double log_regret;
-};
-
-/* Scores one problem for a ranking given as solver ids, best first. */
-static void score_one(struct score *s, const struct ds_problem *q, const int *rank, int n_rank) {
-    int pick = -1;
-    for (int i = 0; i < n_rank && pick < 0; i++)
-        if (q->ms[rank[i]] >= 0)
-            pick = rank[i];
-    if (pick < 0)
-        return;
-    s->n++;
-    s->top1 += pick == q->fastest;
-    for (int i = 0, seen = 0; i < n_rank && seen < 3; i++)
-        if (q->ms[rank[i]] >= 0) {
-            s->top3 += rank[i] == q->fastest;
-            seen++;
-        }
-    s->log_regret += log(q->ms[pick] / q->ms[q->fastest]);
-}
-
-static void print_score(const char *who, const struct score *s) {
-    printf("%-6s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", who,
-           s->top1, s->n, s->n ? 100.0 * s->top1 / s->n : 0, s->top3, s->n,
-           s->n ? 100.0 * s->top3 / s->n : 0, s->n ? exp(s->log_regret / s->n) : 1.0);
-}
-
 struct training {
     struct dataset d;
     int solver_of[MLP_MAX_OUT]; /* model output -> registry id */
@@ -119,7 +90,8 @@ static struct mlp_data split(const struct training *t, bool test, float *x, floa
 }
 
 static void evaluate(const struct training *t, const struct mlp *model) {
-    struct score model_test = {0}, rules_test = {0}, model_train = {0};
+    struct ds_score model_test = {0}, rules_test = {0}, model_train = {0};
+    double regret;
     for (int i = 0; i < t->d.n; i++) {
         const struct ds_problem *q = &t->d.v[i];
         float pred[MLP_MAX_OUT];
@@ -136,21 +108,21 @@ static void evaluate(const struct training *t, const struct mlp *model) {
         for (int o = 0; o < t->outputs; o++)
             ids[o] = t->solver_of[rank[o]];
         const bool test = dataset_is_test(q->key);
-        score_one(test ? &model_test : &model_train, q, ids, t->outputs);
+        ds_score_add(test ? &model_test : &model_train, q, ids, t->outputs, &regret);
         if (test) {
             struct heur_choice c[SOLVER_MAX];
             int rule_ids[SOLVER_MAX];
             const int n = heur_rank_rules(&q->p, c, SOLVER_MAX);
             for (int k = 0; k < n; k++)
                 rule_ids[k] = c[k].solver;
-            score_one(&rules_test, q, rule_ids, n);
+            ds_score_add(&rules_test, q, rule_ids, n, &regret);
         }
     }
     printf("held-out problems (%d):\n", model_test.n);
-    print_score("model", &model_test);
-    print_score("rules", &rules_test);
+    ds_score_print("model", &model_test);
+    ds_score_print("rules", &rules_test);
     printf("training problems (%d):\n", model_train.n);
-    print_score("model", &model_train);
+    ds_score_print("model", &model_train);
 }
 
 static bool write_files(const struct training *t, const struct mlp *model, const char *dir,

@@ -140,3 +140,29 @@ bool dataset_is_test(const char *key) {
         h = (h ^ *c) * 1099511628211ull;
     return h % 5 == 0;
 }
+
+int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank, int n_rank,
+                 double *regret) {
+    int pick = -1, seen = 0;
+    for (int i = 0; i < n_rank && seen < 3; i++) {
+        if (q->ms[rank[i]] < 0)
+            continue;
+        if (pick < 0)
+            pick = rank[i];
+        s->top3 += rank[i] == q->fastest;
+        seen++;
+    }
+    if (pick < 0)
+        return -1;
+    s->n++;
+    s->top1 += pick == q->fastest;
+    *regret = q->ms[pick] / q->ms[q->fastest];
+    s->log_regret += log(*regret);
+    return pick;
+}
+
+void ds_score_print(const char *label, const struct ds_score *s) {
+    printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", label,
+           s->top1, s->n, s->n ? 100.0 * s->top1 / s->n : 0, s->top3, s->n,
+           s->n ? 100.0 * s->top3 / s->n : 0, s->n ? exp(s->log_regret / s->n) : 1.0);
+}

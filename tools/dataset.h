@@ -36,4 +36,20 @@ void dataset_free(struct dataset *d);
  * in five in the test set, whatever order or shard it was measured in. */
 bool dataset_is_test(const char *key);
 
+/* How well a ranking did on problems: top-1, top-3, and the sum of
+ * log(time of its first measured solver / fastest). */
+struct ds_score {
+    int n, top1, top3;
+    double log_regret;
+};
+
+/* Scores one problem for a ranking (registry ids, best first; unmeasured
+ * solvers such as the reference are skipped). Returns the solver picked
+ * (its regret in *regret), or -1 when the ranking names no measured one. */
+int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank, int n_rank,
+                 double *regret);
+
+/* "<label> top1 = A/N (x%)  top3 = B/N (y%)  geomean regret = R" */
+void ds_score_print(const char *label, const struct ds_score *s);
+
 #endif
