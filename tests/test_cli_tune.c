@@ -1,7 +1,9 @@
 /* test_cli_tune.c -- `convsel tune` end to end: a sampled run stores every
  * solver's time, a second run resumes (measures nothing), two shards
  * together hold what one run holds, the sample is a function of the seed,
- * and bad flags and files are clear errors. */
+ * the noise guard calibrates before and after every problem, and bad flags
+ * and files are clear errors. (The guard's decisions are test_noise_guard's;
+ * here it is off, because ctest runs tests side by side.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@ static char out[1 << 16];
 
 static int tune(const char *args) {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s tune --threads 1 %s", test_convsel_bin(), args);
+    snprintf(cmd, sizeof cmd, "%s tune --threads 1 --noise-guard 0 %s", test_convsel_bin(), args);
     return test_run_command(cmd, out, sizeof out);
 }
 
@@ -40,7 +42,7 @@ int main(void) {
 
     snprintf(args, sizeof args, "%s --db %s", sample, test_tmp_path("all.db"));
     CHECK(tune(args) == 0 &&
-          test_contains(out, "tune: 8 measured, 0 skipped, 0 failed (8 problems"));
+          test_contains(out, "tune: 8 measured, 0 skipped, 0 failed, 0 noisy (8 problems"));
     const int64_t all = rows_in(test_tmp_path("all.db"));
     CHECK(all >= 8); /* at least one solver per problem */
     CHECK(tune(args) == 0 && test_contains(out, "tune: 0 measured, 8 skipped, 0 failed"));
@@ -73,6 +75,15 @@ int main(void) {
     CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
           test_contains(out, "tune: 1/2 a: ") && test_contains(out, "tune: 2/2 b: "));
     CHECK(rows_in(test_tmp_path("p.db")) >= 2);
+    CHECK(!test_contains(out, "noise guard")); /* off */
+
+    /* the guard on (a threshold no contention reaches): two calibrations a problem */
+    snprintf(args, sizeof args, "--problems %s --db %s --noise-guard 10000", csv,
+             test_tmp_path("g.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
+          test_contains(out, "4 calibrations, 0 busy, 0 s waited"));
+    CHECK(tune("--sample 4 --noise-guard 100 --list") == 2 &&
+          test_contains(out, "--noise-guard 100: must be 0 (off) or in 101..10000"));
 
     /* misuse */
     CHECK(tune("--sample 4 --shard 2/2 --list") == 2 &&

@@ -18,8 +18,11 @@
 #include "problem_csv.h"
 #include "problem_sample.h"
 #include "util/clock.h"
+#include "util/noise_guard.h"
 
 #define MAX_RESULTS 32
+#define MAX_ATTEMPTS 3      /* measurements of one problem before calling it noisy */
+#define CALIBRATION_RUNS 10 /* per calibration solver: ~20 ms, several time slices */
 
 static const char summary[] =
     "Times every applicable solver on each problem (convsel's exhaustive find: interleaved\n"
@@ -28,13 +31,89 @@ static const char summary[] =
     "(realistic problems drawn from a seed; --list prints them without measuring).\n"
     "Problems already in the database for this machine signature are skipped, so a run\n"
     "can be interrupted and resumed. --shard I/N takes problems I, I+N, I+2N, ...\n"
-    "Ends with 'tune: M measured, S skipped, F failed (N problems in this shard)'.";
+    "Noise guard: a fixed calibration (1x32x56x56, 32 3x3 filters, on im2col_gemm and\n"
+    "onednn_direct) is timed before and after every problem; when it is slower than\n"
+    "--noise-guard P percent of the fastest calibration seen, another process is competing for\n"
+    "the cores: tune waits for quiet (up to 60 s) and measures again (up to 3 times). A\n"
+    "problem still measured on a busy machine is not stored (a later run retries it).\n"
+    "Ends with 'tune: M measured, S skipped, F failed, B noisy (N problems in this shard)'.";
 
 struct tune_options {
     const char *problems, *shard, *db;
     int64_t sample, seed, threads, max_mflop;
+    int64_t noise_guard_pct;
     bool list;
 };
+
+static float *random_buffer(size_t count, struct rng *r) {
+    float *v = malloc((count ? count : 1) * sizeof *v);
+    if (v)
+        rng_fill(r, v, count);
+    return v;
+}
+
+/* The calibration workload: two solvers with different threading (convsel's
+ * pool and oneDNN's OpenMP), so that contention shows in either. */
+struct calibration {
+    convsel_handle_t h;
+    struct problem_descs d;
+    convsel_solver_id_t solvers[2];
+    float *x, *w, *y;
+    void *workspace;
+    size_t workspace_bytes;
+};
+
+static double calibrate(void *ctx) {
+    struct calibration *c = ctx;
+    /* The total, not a median: a competing process takes whole time slices
+     * (milliseconds), which single sub-millisecond runs can slip between. */
+    const int64_t t0 = clock_now_ns();
+    for (int i = 0; i < CALIBRATION_RUNS; i++)
+        for (int s = 0; s < 2; s++)
+            convsel_convolution_forward(c->h, c->solvers[s], c->d.x, c->x, c->d.w, c->w, c->d.conv,
+                                        c->d.y, c->y, c->workspace, c->workspace_bytes);
+    return (double)(clock_now_ns() - t0) * 1e-9;
+}
+
+static void calibration_destroy(struct calibration *c) {
+    free(c->x);
+    free(c->w);
+    free(c->y);
+    free(c->workspace);
+    problem_descs_destroy(&c->d);
+}
+
+static bool calibration_create(convsel_handle_t h, struct calibration *c) {
+    *c = (struct calibration){.h = h};
+    struct problem_flags pf;
+    problem_flags_defaults(&pf);
+    pf.c = pf.k = 32;
+    if (problem_descs_create("tune", h, &pf, &c->d) != EXIT_OK ||
+        convsel_solver_find(h, "im2col_gemm", &c->solvers[0]) ||
+        convsel_solver_find(h, "onednn_direct", &c->solvers[1])) {
+        fprintf(stderr, "convsel tune: no calibration workload: %s\n",
+                convsel_get_error_message(h));
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        size_t ws = 0;
+        if (convsel_get_forward_workspace_size(h, c->solvers[s], c->d.x, c->d.w, c->d.conv, c->d.y,
+                                               &ws) == CONVSEL_STATUS_SUCCESS &&
+            ws > c->workspace_bytes)
+            c->workspace_bytes = ws;
+    }
+    const size_t elems = (size_t)(pf.n * pf.c * pf.h * pf.w);
+    struct rng r = rng_seed(2);
+    c->x = random_buffer(elems, &r);
+    c->w = random_buffer((size_t)(pf.k * pf.c * pf.y * pf.x), &r);
+    c->y = malloc(elems * sizeof *c->y);
+    c->workspace = malloc(c->workspace_bytes ? c->workspace_bytes : 1);
+    if (!c->x || !c->w || !c->y || !c->workspace) {
+        fprintf(stderr, "convsel tune: out of memory for the calibration\n");
+        return false;
+    }
+    return true;
+}
 
 static bool parse_shard(const char *text, int *index, int *count) {
     char *end = NULL;
@@ -65,17 +144,29 @@ static int load_problems(const struct tune_options *o, struct problem_row **rows
     return EXIT_OK;
 }
 
-static float *random_buffer(size_t count, struct rng *r) {
-    float *v = malloc((count ? count : 1) * sizeof *v);
-    if (v)
-        rng_fill(r, v, count);
-    return v;
+enum tune_outcome { TUNE_FAILED = -1, TUNE_SKIPPED, TUNE_STORED, TUNE_NOISY };
+
+/* Runs find until the machine was quiet before and after it. */
+static bool find_quietly(convsel_handle_t h, struct noise_guard *guard,
+                         const struct problem_descs *d, const float *x, const float *w, float *y,
+                         convsel_perf_result_t *found, int *count, bool *failed) {
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const bool quiet_before = noise_guard_wait_quiet(guard);
+        if (convsel_find_forward(h, d->x, x, d->w, w, d->conv, d->y, y, found, MAX_RESULTS,
+                                 count)) {
+            *failed = true;
+            return false;
+        }
+        if (noise_guard_check(guard) && quiet_before)
+            return true;
+    }
+    return false;
 }
 
-/* Measures one problem and stores every solver's result. Returns 1 stored,
- * 0 skipped (already in the database), -1 failed (message printed). */
-static int tune_one(convsel_handle_t h, struct perfdb *db, const char *machine,
-                    const struct problem_row *row, char *best, size_t best_cap) {
+/* Measures one problem and stores every solver's result. */
+static enum tune_outcome tune_one(convsel_handle_t h, struct noise_guard *guard, struct perfdb *db,
+                                  const char *machine, const struct problem_row *row, char *best,
+                                  size_t best_cap) {
     struct problem_descs d;
     if (problem_descs_create("tune", h, &row->pf, &d) != EXIT_OK) {
         fprintf(stderr, "  (problem %s)\n", row->name);
@@ -83,7 +174,7 @@ static int tune_one(convsel_handle_t h, struct perfdb *db, const char *machine,
     }
     char key[256], err[PERFDB_ERROR_MAX];
     struct perfdb_record rec = {0};
-    int result = -1;
+    enum tune_outcome result = TUNE_FAILED;
     float *x = NULL, *w = NULL, *y = NULL;
     if (convsel_get_problem_key(h, d.x, d.w, d.conv, d.y, key, sizeof key, NULL) ||
         problem_key_parse(key, &rec.problem, err, sizeof err) != CONVSEL_STATUS_SUCCESS) {
@@ -94,7 +185,7 @@ static int tune_one(convsel_handle_t h, struct perfdb *db, const char *machine,
     if (held != 0) {
         if (held < 0)
             fprintf(stderr, "convsel tune: %s\n", err);
-        result = held > 0 ? 0 : -1;
+        result = held > 0 ? TUNE_SKIPPED : TUNE_FAILED;
         goto done;
     }
     const struct conv_problem *p = &rec.problem;
@@ -108,8 +199,15 @@ static int tune_one(convsel_handle_t h, struct perfdb *db, const char *machine,
         fprintf(stderr, "convsel tune: %s: out of memory for the tensors\n", row->name);
         goto done;
     }
-    if (convsel_find_forward(h, d.x, x, d.w, w, d.conv, d.y, y, found, MAX_RESULTS, &count)) {
-        fprintf(stderr, "convsel tune: %s: find: %s\n", row->name, convsel_get_error_message(h));
+    bool failed = false;
+    if (!find_quietly(h, guard, &d, x, w, y, found, &count, &failed)) {
+        if (failed)
+            fprintf(stderr, "convsel tune: %s: find: %s\n", row->name,
+                    convsel_get_error_message(h));
+        else {
+            snprintf(best, best_cap, "noisy (load %.2f), not stored", noise_guard_load(guard));
+            result = TUNE_NOISY;
+        }
         goto done;
     }
     struct perfdb_record recs[MAX_RESULTS];
@@ -129,7 +227,7 @@ static int tune_one(convsel_handle_t h, struct perfdb *db, const char *machine,
     }
     snprintf(best, best_cap, "%s %.4f ms, %d solvers", count ? found[0].name : "-",
              count ? found[0].time_ms : 0.0, count);
-    result = 1;
+    result = TUNE_STORED;
 done:
     free(x);
     free(w);
@@ -173,11 +271,16 @@ static int validate(const struct tune_options *o, int *shard_i, int *shard_n) {
                 (long long)o->threads);
         return EXIT_USAGE;
     }
+    if (o->noise_guard_pct != 0 && (o->noise_guard_pct < 101 || o->noise_guard_pct > 10000)) {
+        fprintf(stderr, "convsel tune: --noise-guard %lld: must be 0 (off) or in 101..10000\n",
+                (long long)o->noise_guard_pct);
+        return EXIT_USAGE;
+    }
     return EXIT_OK;
 }
 
 int cmd_tune(int argc, char **argv) {
-    struct tune_options o = {.seed = 1, .threads = -1, .max_mflop = 2000};
+    struct tune_options o = {.seed = 1, .threads = -1, .max_mflop = 2000, .noise_guard_pct = 130};
     const struct cli_flag flags[] = {
         {NULL, "--problems", CLI_STRING, &o.problems, "FILE",
          "problem list (CSV of convsel bench)"},
@@ -188,6 +291,8 @@ int cmd_tune(int argc, char **argv) {
         {NULL, "--shard", CLI_STRING, &o.shard, "I/N", "take problems I, I+N, ... (default 0/1)"},
         {NULL, "--db", CLI_STRING, &o.db, "PATH", "database (default $CONVSEL_DB, see db --help)"},
         {NULL, "--threads", CLI_INT, &o.threads, "T", "threads (default: online CPUs)"},
+        {NULL, "--noise-guard", CLI_INT, &o.noise_guard_pct, "P",
+         "busy when the calibration takes > P% of its best (default 130; 0: off)"},
         {NULL, "--list", CLI_SWITCH, &o.list, "", "print the problems (CSV) and measure nothing"},
     };
     int rc = cli_parse("tune", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
@@ -237,24 +342,41 @@ int cmd_tune(int argc, char **argv) {
     perfdb_machine_signature(threads, machine, sizeof machine);
     printf("tune: database %s (%s journal), machine %s\n", path, perfdb_journal_mode(db), machine);
 
+    struct calibration cal;
+    struct noise_guard guard = {.threshold = (double)o.noise_guard_pct / 100.0,
+                                .max_waits = 60,
+                                .wait_ms = 1000,
+                                .calibrate = calibrate,
+                                .ctx = &cal};
+    if (!calibration_create(h, &cal))
+        guard.threshold = 0, rc = EXIT_FAILED;
+
     const int total = n_rows <= shard_i ? 0 : (n_rows - shard_i + shard_n - 1) / shard_n;
     const bool tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
-    int measured = 0, skipped = 0, failed = 0, done = 0;
+    int count[4] = {0}, done = 0;
     const int64_t t0 = clock_now_ns();
-    for (int i = shard_i; i < n_rows; i += shard_n) {
+    for (int i = shard_i; i < n_rows && rc == EXIT_OK; i += shard_n) {
         char best[128] = "already in the database";
-        const int r = tune_one(h, db, machine, &rows[i], best, sizeof best);
-        measured += r > 0, skipped += r == 0, failed += r < 0;
+        const enum tune_outcome r = tune_one(h, &guard, db, machine, &rows[i], best, sizeof best);
+        count[r + 1]++;
         done++;
         progress(tty, done, total, (double)(clock_now_ns() - t0) * 1e-9, rows[i].name,
-                 r < 0 ? "FAILED" : best);
+                 r == TUNE_FAILED ? "FAILED" : best);
     }
     if (tty)
         fputc('\n', stderr);
-    printf("tune: %d measured, %d skipped, %d failed (%d problems in this shard) in %.1f s\n",
-           measured, skipped, failed, total, (double)(clock_now_ns() - t0) * 1e-9);
+    if (guard.threshold > 0)
+        printf("tune: noise guard: best calibration %.3f ms, %ld calibrations, %ld busy, "
+               "%ld s waited\n",
+               guard.best * 1e3, guard.calibrations, guard.busy,
+               guard.waits * (long)guard.wait_ms / 1000);
+    printf("tune: %d measured, %d skipped, %d failed, %d noisy (%d problems in this shard) in "
+           "%.1f s\n",
+           count[TUNE_STORED + 1], count[TUNE_SKIPPED + 1], count[TUNE_FAILED + 1],
+           count[TUNE_NOISY + 1], total, (double)(clock_now_ns() - t0) * 1e-9);
+    calibration_destroy(&cal);
     convsel_handle_destroy(h);
     perfdb_close(db);
     free(rows);
-    return failed ? EXIT_FAILED : EXIT_OK;
+    return rc != EXIT_OK || count[TUNE_FAILED + 1] ? EXIT_FAILED : EXIT_OK;
 }
