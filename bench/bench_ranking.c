@@ -69,11 +69,9 @@ int main(int argc, char **argv) {
     printf("first solution from: database %d, model %d, rules %d\n", by_source[0], by_source[1],
            by_source[2]);
     /* The model's part alone: features, normalization, prediction. */
-    char machine[PERFDB_MACHINE_MAX];
     int threads = 1;
     convsel_get_num_threads(h, &threads);
-    perfdb_machine_signature(threads, machine, sizeof machine);
-    const struct ranking_model *m = ranking_model_get(machine);
+    const struct ranking_model *m = ranking_model_get();
     for (int i = 0; m && i < calls; i++) {
         struct conv_problem p = {.n = 1,
                                  .c = rng_int(&g, 1, 512),

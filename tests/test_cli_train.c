@@ -2,8 +2,10 @@
  * is a rule the model must learn (1x1 filters: gemm_1x1 is 3x faster than
  * im2col_gemm; other filters: the reverse; times scale with the work).
  * The held-out top-1 must be high, the written model must load (its
- * embedded test passes) with metadata the reader accepts, the same seed
- * must give the same files, and misuse must be a clear error. */
+ * embedded test passes) with metadata the reader accepts, `convsel eval
+ * --model` (the library's runtime) must score it exactly as the trainer
+ * did, the same seed must give the same files, and misuse must be a clear
+ * error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,25 +65,44 @@ int main(void) {
 
     /* the files: the runtime loads the model, the reader accepts the metadata */
     char path[700];
-    snprintf(path, sizeof path, "%s/avx512-2c-2t.tn.model", dir_a);
+    snprintf(path, sizeof path, "%s/avx512.tn.model", dir_a);
     struct nn_model *m = NULL;
     char err[NN_ERROR_MAX];
     CHECK(nn_model_load_file(path, NULL, &m, err, sizeof err) == NN_OK);
     CHECK(m && nn_model_num_tests(m) == 1);
     nn_model_free(m);
-    snprintf(path, sizeof path, "%s/avx512-2c-2t_metadata.tn.model", dir_a);
+    snprintf(path, sizeof path, "%s/avx512_metadata.tn.model", dir_a);
     const char *meta_text = slurp(path);
     struct model_metadata meta;
     char merr[METADATA_ERROR_MAX];
     CHECK(meta_text && metadata_from_json(meta_text, strlen(meta_text), &meta, merr, sizeof merr));
-    CHECK(meta.num_solvers == 2 && strcmp(meta.target, "avx512-2c-2t") == 0);
+    CHECK(meta.num_solvers == 2 && strcmp(meta.target, "avx512") == 0);
+
+    /* eval --model runs the written files through the runtime: the same scores */
+    char trained[256] = "", evaluated[256] = "";
+    const char *at = strstr(out, "held-out problems");
+    at = at ? strstr(at, "model     top1 = ") : NULL;
+    if (at)
+        sscanf(at + 10, "%255[^\n]", trained);
+    snprintf(args, sizeof args, "%s eval --db %s --model %s", test_convsel_bin(), db, dir_a);
+    CHECK(test_run_command(args, out, sizeof out) == 0);
+    CHECK(test_contains(out, "eval: ranking model ") && test_contains(out, "/avx512.tn.model"));
+    at = strstr(out, "held-out  top1 = ");
+    if (at)
+        sscanf(at + 10, "%255[^\n]", evaluated);
+    printf("trainer: %s\nruntime: %s\n", trained, evaluated);
+    CHECK(trained[0] && strcmp(trained, evaluated) == 0);
+    snprintf(args, sizeof args, "%s eval --db %s --model %s", test_convsel_bin(), db,
+             test_tmp_path("nodir"));
+    CHECK(test_run_command(args, out, sizeof out) == 1 &&
+          test_contains(out, "nodir/avx512_metadata.tn.model: cannot read"));
 
     /* reproducible: same data and seed, the same bytes */
     snprintf(args, sizeof args, "--db %s --out %s --epochs 150 --seed 3", db, dir_b);
     CHECK(train(args) == 0);
     char pa[700], pb[700];
-    snprintf(pa, sizeof pa, "%s/avx512-2c-2t.tn.model", dir_a);
-    snprintf(pb, sizeof pb, "%s/avx512-2c-2t.tn.model", dir_b);
+    snprintf(pa, sizeof pa, "%s/avx512.tn.model", dir_a);
+    snprintf(pb, sizeof pb, "%s/avx512.tn.model", dir_b);
     const char *a = slurp(pa), *b = slurp(pb);
     CHECK(a && b && strcmp(a, b) == 0);
 

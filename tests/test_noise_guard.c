@@ -16,7 +16,9 @@ static double scripted(void *ctx) {
 }
 
 static unsigned paused_ms;
-static void fake_pause(unsigned ms) { paused_ms += ms; }
+static void fake_pause(unsigned ms) {
+    paused_ms += ms;
+}
 
 static struct noise_guard guard(struct script *s, double threshold) {
     return (struct noise_guard){.threshold = threshold,

@@ -2,9 +2,9 @@
  * in fresh processes: a model trained (convsel train) on a synthetic rule
  * (1x1: gemm_1x1 3x faster than im2col_gemm; otherwise the reverse) ranks
  * AUTO's choice by that rule with predicted times; CONVSEL_AI_HEUR=0
- * switches it off; a corrupt model, metadata for another machine, or no
- * model directory fall back to the rules with one warning, and the
- * convolution is still verified. */
+ * switches it off; a corrupt model, metadata for another machine, a model
+ * for another CPU class only, or no model directory fall back to the rules
+ * with one warning, and the convolution is still verified. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "db/perfdb.h"
 #include "synthetic_db.h"
 #include "testutil.h"
+#include "util/cpu.h"
 
 static char out[1 << 15];
 
@@ -35,14 +36,18 @@ static int count(const char *needle) {
 
 int main(void) {
     test_tmpdir("rankmodel");
-    char machine[PERFDB_MACHINE_MAX], cmd[2048], env[1024], good[600], bad[600];
+    char machine[PERFDB_MACHINE_MAX], cmd[4096], env[1024], good[600], bad[600];
     perfdb_machine_signature(2, machine, sizeof machine);
     CHECK(synthetic_db_write(test_tmp_path("perf.db"), machine) > 500);
+    const char *isa = cpu_isa_name(cpu_best_isa()); /* train names the files by it */
+    const char *other_isa = cpu_best_isa() == CPU_GENERIC ? "avx2" : "generic";
     snprintf(good, sizeof good, "%s", test_tmp_path("good"));
     snprintf(bad, sizeof bad, "%s", test_tmp_path("bad"));
     snprintf(cmd, sizeof cmd, "mkdir -p %s %s && %s train --db %s --out %s --epochs 150", good, bad,
              test_convsel_bin(), test_tmp_path("perf.db"), good);
     CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "%s/%s.tn.model", good, isa);
+    CHECK(test_contains(out, cmd));
 
     snprintf(env, sizeof env, "CONVSEL_MODEL_DIR=%s", good);
     CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: model)") &&
@@ -54,13 +59,25 @@ int main(void) {
     snprintf(env, sizeof env, "CONVSEL_AI_HEUR=0 CONVSEL_MODEL_DIR=%s", good);
     CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: rules)") &&
           test_contains(out, "model     off (CONVSEL_AI_HEUR=0)"));
-    CHECK(conv("", 1) == 0 && test_contains(out, "CONVSEL_MODEL_DIR is not set") &&
+    CHECK(conv("CONVSEL_MODEL_DIR=", 1) == 0 &&
+          test_contains(out, "model     none (CONVSEL_MODEL_DIR is empty)") &&
           test_contains(out, "(auto: rules)"));
+
+    /* only a model for another class of CPU: not used */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/other && cp %s/%s.tn.model %s/other/%s.tn.model && "
+             "sed 's/\"target\":[^,]*/\"target\":\t\"%s\"/' %s/%s_metadata.tn.model > "
+             "%s/other/%s_metadata.tn.model",
+             bad, good, isa, bad, other_isa, other_isa, good, isa, bad, other_isa);
+    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    snprintf(env, sizeof env, "CONVSEL_MODEL_DIR=%s/other", bad);
+    CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: rules)") &&
+          test_contains(out, "_metadata.tn.model: cannot read") && test_contains(out, "verified"));
 
     /* a corrupt model beside valid metadata: one warning, the rules, verified */
     snprintf(cmd, sizeof cmd,
              "cp %s/%s_metadata.tn.model %s/ && echo '{\"architecture\":' > %s/%s.tn.model", good,
-             machine, bad, bad, machine);
+             isa, bad, bad, isa);
     CHECK(test_run_command(cmd, out, sizeof out) == 0);
     snprintf(env, sizeof env, "CONVSEL_MODEL_DIR=%s", bad);
     CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: rules)") &&
@@ -71,9 +88,9 @@ int main(void) {
     snprintf(cmd, sizeof cmd,
              "cp %s/%s.tn.model %s/ && sed -i 's/\"target\":[^,]*/\"target\":\t\"riscv-1c-1t\"/' "
              "%s/%s_metadata.tn.model",
-             good, machine, bad, bad, machine);
+             good, isa, bad, bad, isa);
     CHECK(test_run_command(cmd, out, sizeof out) == 0);
-    CHECK(conv(env, 1) == 0 && test_contains(out, "trained for riscv-1c-1t") &&
+    CHECK(conv(env, 1) == 0 && test_contains(out, "trained for riscv-1c-1t, not ") &&
           test_contains(out, "(auto: rules)"));
     test_tmpdir_remove();
     return test_finish("test_ranking_model");

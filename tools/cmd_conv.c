@@ -232,9 +232,8 @@ int cmd_conv(int argc, char **argv) {
                    est, convsel_ranking_source_string(ranked[i].source));
         }
         printf("database  %s\n", db_snapshot_status());
-        char machine[PERFDB_MACHINE_MAX], model[4600];
-        perfdb_machine_signature(threads, machine, sizeof machine);
-        ranking_model_status(machine, model, sizeof model);
+        char model[4600];
+        ranking_model_status(model, sizeof model);
         printf("model     %s\n", model);
     } else {
         printf("solver    %s\n", s->name);

@@ -5,14 +5,16 @@
  * solvers) and regret (time of its first measured solver / fastest); the
  * geomean regret is the figure that matters to a user. Reported over all
  * problems and over the held-out split `convsel train` keeps out of
- * training (dataset_is_test). Today the ranking scored is the rules; the
- * trained model's own scores are printed by `convsel train`. */
+ * training (dataset_is_test). The ranking scored is the hand-written rules,
+ * or with --model DIR the trained model in DIR as the library runs it
+ * (the frugally-deep runtime, not the trainer's arithmetic). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "dataset.h"
+#include "heur/ranking_model.h"
 #include "heur/select.h"
 
 static const char summary[] =
@@ -21,7 +23,8 @@ static const char summary[] =
     "is among its first three (top-3), and the regret (time of its first solver / fastest).\n"
     "Prints 'top1 = A/N', 'top3 = B/N', 'geomean regret = X.XXX' for all problems and for\n"
     "the held-out split of convsel train, how often each solver is fastest and chosen, and\n"
-    "the worst problems. Today the ranking scored is the hand-written rules.";
+    "the worst problems. The ranking scored is the hand-written rules, or with --model DIR\n"
+    "the model DIR/<isa>.tn.model (the ISA of the database's machine signature).";
 
 struct worst {
     double regret;
@@ -40,31 +43,44 @@ static void note_worst(struct worst w[5], double regret, const struct ds_problem
              solver_get(pick)->name, solver_get(q->fastest)->name);
 }
 
-/* Scores the rules on q; returns the solver they pick first among the measured. */
-static int score_rules(struct ds_score *t, const struct ds_problem *q, double *regret) {
-    struct heur_choice c[SOLVER_MAX];
-    int rank[SOLVER_MAX];
-    const int n = heur_rank_rules(&q->p, c, SOLVER_MAX);
-    for (int i = 0; i < n; i++)
-        rank[i] = c[i].solver;
+/* Scores the rules, or the model when there is one, on q; returns the
+ * solver ranked first among the measured, or -1. */
+static int score(struct ds_score *t, const struct ds_problem *q, const struct ranking_model *m,
+                 int threads, double *regret) {
+    int rank[SOLVER_MAX], n = 0;
+    if (m) {
+        double ms[SOLVER_MAX];
+        if (ranking_model_predict(m, &q->p, threads, ms) <= 0)
+            return -1;
+        for (int id = 0; id < solver_count(); id++)
+            if (ms[id] >= 0)
+                rank[n++] = id;
+        for (int a = 1; a < n; a++) /* insertion sort by predicted time */
+            for (int b = a; b > 0 && ms[rank[b]] < ms[rank[b - 1]]; b--) {
+                const int tmp = rank[b];
+                rank[b] = rank[b - 1], rank[b - 1] = tmp;
+            }
+    } else {
+        struct heur_choice c[SOLVER_MAX];
+        n = heur_rank_rules(&q->p, c, SOLVER_MAX);
+        for (int i = 0; i < n; i++)
+            rank[i] = c[i].solver;
+    }
     return ds_score_add(t, q, rank, n, regret);
 }
 
 int cmd_eval(int argc, char **argv) {
-    const char *db_path = NULL, *ranking = "rules", *machine = NULL;
+    const char *db_path = NULL, *model_dir = NULL, *machine = NULL;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (default $CONVSEL_DB)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",
          "machine signature, e.g. avx512-2c-2t (default: the only one)"},
-        {NULL, "--ranking", CLI_STRING, &ranking, "rules", "the ranking to score (default rules)"},
+        {NULL, "--model", CLI_STRING, &model_dir, "DIR",
+         "score the model in DIR (default: score the rules)"},
     };
     int rc = cli_parse("eval", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    if (strcmp(ranking, "rules") != 0) {
-        fprintf(stderr, "convsel eval: --ranking %s: only 'rules' exists in this build\n", ranking);
-        return EXIT_USAGE;
-    }
     char path[4096], err[PERFDB_ERROR_MAX];
     if (db_path)
         snprintf(path, sizeof path, "%s", db_path);
@@ -77,21 +93,33 @@ int cmd_eval(int argc, char **argv) {
         fprintf(stderr, "convsel eval: %s\n", err);
         return EXIT_FAILED;
     }
+    struct ranking_model *model = NULL;
+    char ranking[4200] = "rules";
+    if (model_dir) {
+        char target[PERFDB_MACHINE_MAX];
+        snprintf(target, sizeof target, "%.*s", (int)strcspn(d.machine, "-"), d.machine);
+        if ((model = ranking_model_open(model_dir, target, err, sizeof err)) == NULL) {
+            fprintf(stderr, "convsel eval: --model %s: %s\n", model_dir, err);
+            dataset_free(&d);
+            return EXIT_FAILED;
+        }
+        snprintf(ranking, sizeof ranking, "model %s/%s.tn.model", model_dir, target);
+    }
     struct ds_score all = {0}, held_out = {0};
     struct worst worst[5] = {{0}};
     int fastest[SOLVER_MAX] = {0}, chosen[SOLVER_MAX] = {0};
     for (int i = 0; i < d.n; i++) {
         double regret = 1;
-        const int pick = score_rules(&all, &d.v[i], &regret);
+        const int pick = score(&all, &d.v[i], model, d.threads, &regret);
         if (pick < 0)
             continue;
         if (dataset_is_test(d.v[i].key))
-            score_rules(&held_out, &d.v[i], &regret);
+            score(&held_out, &d.v[i], model, d.threads, &regret);
         fastest[d.v[i].fastest]++;
         chosen[pick]++;
         note_worst(worst, regret, &d.v[i], pick);
     }
-    printf("eval: ranking '%s' on %d problems of %s from %s\n", ranking, all.n, d.machine, path);
+    printf("eval: ranking %s on %d problems of %s from %s\n", ranking, all.n, d.machine, path);
     ds_score_print("all", &all);
     ds_score_print("held-out", &held_out);
     printf("%-20s %8s %8s\n", "solver", "fastest", "chosen");
@@ -111,6 +139,7 @@ int cmd_eval(int argc, char **argv) {
     }
     if (d.ignored)
         printf("ignored: %zu records of unknown solvers, invalid times or keys\n", d.ignored);
+    ranking_model_close(model);
     dataset_free(&d);
     return EXIT_OK;
 }

@@ -1,8 +1,9 @@
 /* cmd_train.c -- `convsel train --db DB --out DIR`: fits the ranking model
  * (train_mlp.c) to one machine signature's measurements, held out one
- * problem in five (dataset_is_test), and writes DIR/<machine>.tn.model
- * (frugally-deep JSON with an embedded test) and
- * DIR/<machine>_metadata.tn.model (features.h). The written model is then
+ * problem in five (dataset_is_test), and writes DIR/<isa>.tn.model
+ * (frugally-deep JSON with an embedded test) and DIR/<isa>_metadata.tn.model
+ * (features.h), <isa> being the signature's first part (avx512-2c-2t ->
+ * avx512): the library picks the model by the ISA of the CPU it runs on. The written model is then
  * loaded back through the runtime, which checks its embedded test, and
  * scored on the held-out problems beside the rules. Same data, same seed:
  * the same files. */
@@ -22,7 +23,8 @@
 static const char summary[] =
     "Trains the ranking model on a performance database: an MLP from the problem's features\n"
     "to log2 of every solver's time, loss masked to the measured solvers, one problem in five\n"
-    "held out. Writes OUT/<machine>.tn.model and OUT/<machine>_metadata.tn.model, loads the\n"
+    "held out. Writes OUT/<isa>.tn.model and OUT/<isa>_metadata.tn.model (<isa> from the\n"
+    "machine signature: avx512, avx2 or generic; the library loads the one of its CPU), loads the\n"
     "model back (its embedded test must pass) and prints top1, top3 and geomean regret on\n"
     "the held-out problems for the model and for the rules.";
 
@@ -130,10 +132,12 @@ static bool write_files(const struct training *t, const struct mlp *model, const
     struct model_metadata meta = {.stats = t->stats, .num_solvers = t->outputs};
     for (int o = 0; o < t->outputs; o++)
         snprintf(meta.solver_names[o], METADATA_NAME_MAX, "%s", solver_get(t->solver_of[o])->name);
-    snprintf(meta.target, sizeof meta.target, "%s", t->d.machine);
+    /* The ISA part of the signature names the model; the thread count is a feature. */
+    snprintf(meta.target, sizeof meta.target, "%.*s", (int)strcspn(t->d.machine, "-"),
+             t->d.machine);
     char meta_path[4200];
-    snprintf(model_path, cap, "%s/%s.tn.model", dir, t->d.machine);
-    snprintf(meta_path, sizeof meta_path, "%s/%s_metadata.tn.model", dir, t->d.machine);
+    snprintf(model_path, cap, "%s/%s.tn.model", dir, meta.target);
+    snprintf(meta_path, sizeof meta_path, "%s/%s_metadata.tn.model", dir, meta.target);
     FILE *f = fopen(model_path, "w");
     bool ok = f && mlp_write_fdeep(model, f, &t->x[0]);
     if (f && fclose(f) != 0)

@@ -35,9 +35,8 @@ static void add_rules(struct ranking *r, const struct conv_problem *p) {
 }
 
 /* The model's predictions, fastest first. */
-static void add_model(struct ranking *r, const struct conv_problem *p, const char *machine,
-                      int threads) {
-    const struct ranking_model *m = ranking_model_get(machine);
+static void add_model(struct ranking *r, const struct conv_problem *p, int threads) {
+    const struct ranking_model *m = ranking_model_get();
     double ms[SOLVER_MAX];
     if (!m || ranking_model_predict(m, p, threads, ms) <= 0)
         return;
@@ -69,7 +68,7 @@ int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out
     const size_t measured = db_snapshot_find(machine, key, &e);
     for (size_t i = 0; i < measured; i++)
         add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE);
-    add_model(&r, p, machine, threads);
+    add_model(&r, p, threads);
     add_rules(&r, p);
     return r.n;
 }

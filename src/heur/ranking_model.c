@@ -1,5 +1,5 @@
 /* ranking_model.c -- see ranking_model.h. The model and its metadata are
- * one cache entry (key: machine signature / "ranking"), so they are loaded
+ * one cache entry (key: ISA / "ranking"), so they are loaded
  * together, exactly once, and a failure is cached like a success. */
 #include "heur/ranking_model.h"
 
@@ -12,7 +12,12 @@
 
 #include "heur/model_cache.h"
 #include "nn/model.h"
+#include "util/cpu.h"
 #include "util/file.h"
+
+#ifndef CONVSEL_DEFAULT_MODEL_DIR
+#define CONVSEL_DEFAULT_MODEL_DIR ""
+#endif
 
 struct ranking_model {
     struct nn_model *net;
@@ -21,8 +26,10 @@ struct ranking_model {
 };
 
 static struct {
-    const char *dir; /* NULL: no model directory */
-    bool disabled;   /* CONVSEL_AI_HEUR=0 */
+    const char *dir;    /* NULL: no model directory */
+    const char *target; /* the model this CPU runs: its ISA's name */
+    bool disabled;      /* CONVSEL_AI_HEUR=0 */
+    bool from_env;      /* dir is CONVSEL_MODEL_DIR, not the built-in default */
 } env;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static atomic_bool warned;
@@ -31,7 +38,11 @@ static void read_env(void) {
     const char *heur = getenv("CONVSEL_AI_HEUR");
     env.disabled = heur && strcmp(heur, "0") == 0;
     const char *dir = getenv("CONVSEL_MODEL_DIR");
-    env.dir = dir && *dir ? strdup(dir) : NULL; /* kept for the process: the cache keys on it */
+    env.from_env = dir != NULL;
+    if (!dir)
+        dir = CONVSEL_DEFAULT_MODEL_DIR;
+    env.dir = *dir ? strdup(dir) : NULL; /* kept for the process: the cache keys on it */
+    env.target = cpu_isa_name(cpu_best_isa());
 }
 
 static void free_ranking(void *value) {
@@ -40,11 +51,10 @@ static void free_ranking(void *value) {
     free(m);
 }
 
-static bool load(void *ctx, const struct cache_key *key, void **value_out,
-                 void (**free_out)(void *), char *err, size_t cap) {
-    const char *dir = ctx;
+struct ranking_model *ranking_model_open(const char *dir, const char *target, char *err,
+                                         size_t cap) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, key->target);
+    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, target);
     struct ranking_model *m = calloc(1, sizeof *m);
     size_t len = 0;
     char *text = NULL;
@@ -56,11 +66,11 @@ static bool load(void *ctx, const struct cache_key *key, void **value_out,
         snprintf(err, cap, "%s: cannot read", path);
     else if (!(ok = metadata_from_json(text, len, &m->meta, why, sizeof why)))
         snprintf(err, cap, "%s: %s", path, why);
-    else if (!(ok = strcmp(m->meta.target, key->target) == 0))
-        snprintf(err, cap, "%s: trained for %s, this is %s", path, m->meta.target, key->target);
+    else if (!(ok = strcmp(m->meta.target, target) == 0))
+        snprintf(err, cap, "%s: trained for %s, not %s", path, m->meta.target, target);
     free(text);
     if (ok) {
-        snprintf(path, sizeof path, "%s/%s.tn.model", dir, key->target);
+        snprintf(path, sizeof path, "%s/%s.tn.model", dir, target);
         if (nn_model_load_file(path, NULL, &m->net, why, sizeof why) != NN_OK) {
             snprintf(err, cap, "%s: %s", path, why);
             ok = false;
@@ -74,28 +84,38 @@ static bool load(void *ctx, const struct cache_key *key, void **value_out,
         }
     }
     if (!ok) {
-        if (m)
-            free_ranking(m);
-        return false;
+        ranking_model_close(m);
+        return NULL;
     }
     for (int i = 0; i < m->meta.num_solvers; i++)
         m->solver_id[i] = solver_find(m->meta.solver_names[i]);
-    *value_out = m;
-    *free_out = free_ranking;
-    return true;
+    return m;
 }
 
-static const struct cache_entry *entry(const char *machine) {
+void ranking_model_close(struct ranking_model *m) {
+    if (m)
+        free_ranking(m);
+}
+
+static bool load(void *ctx, const struct cache_key *key, void **value_out,
+                 void (**free_out)(void *), char *err, size_t cap) {
+    struct ranking_model *m = ranking_model_open(ctx, key->target, err, cap);
+    *value_out = m;
+    *free_out = free_ranking;
+    return m != NULL;
+}
+
+static const struct cache_entry *entry(void) {
     pthread_once(&env_once, read_env);
     if (env.disabled || !env.dir)
         return NULL;
     struct cache_key key;
-    cache_key_init(&key, machine, "ranking", "");
+    cache_key_init(&key, env.target, "ranking", "");
     return cache_get(cache_global(), &key, load, (void *)env.dir);
 }
 
-const struct ranking_model *ranking_model_get(const char *machine) {
-    const struct cache_entry *e = entry(machine);
+const struct ranking_model *ranking_model_get(void) {
+    const struct cache_entry *e = entry();
     if (e && e->status != CACHE_OK && !atomic_exchange(&warned, true))
         fprintf(stderr, "convsel: warning: ranking model not used: %s\n", e->error);
     return e && e->status == CACHE_OK ? e->value : NULL;
@@ -127,19 +147,20 @@ int ranking_model_predict(const struct ranking_model *m, const struct conv_probl
     return n;
 }
 
-void ranking_model_status(const char *machine, char *buf, size_t cap) {
+void ranking_model_status(char *buf, size_t cap) {
     pthread_once(&env_once, read_env);
     if (env.disabled) {
         snprintf(buf, cap, "off (CONVSEL_AI_HEUR=0)");
         return;
     }
     if (!env.dir) {
-        snprintf(buf, cap, "none (CONVSEL_MODEL_DIR is not set)");
+        snprintf(buf, cap, "none (%s)",
+                 env.from_env ? "CONVSEL_MODEL_DIR is empty" : "this build has no default model");
         return;
     }
-    const struct cache_entry *e = entry(machine);
+    const struct cache_entry *e = entry();
     if (e && e->status == CACHE_OK)
-        snprintf(buf, cap, "%s/%s.tn.model", env.dir, machine);
+        snprintf(buf, cap, "%s/%s.tn.model", env.dir, env.target);
     else
         snprintf(buf, cap, "not used: %s", e ? e->error : "no cache entry");
 }

@@ -1,7 +1,10 @@
-/* ranking_model.h -- the trained ranking model of a machine signature,
- * loaded once per process through the model cache from
- * $CONVSEL_MODEL_DIR/<machine>.tn.model and <machine>_metadata.tn.model
- * (written by `convsel train`), and its predictions.
+/* ranking_model.h -- the trained ranking model of this CPU, loaded once
+ * per process through the model cache from DIR/<isa>.tn.model and
+ * DIR/<isa>_metadata.tn.model (written by `convsel train`; <isa> is
+ * avx512, avx2 or generic, the best level this CPU runs, so a model
+ * measured on another class of CPU is never used), and its predictions.
+ * DIR is $CONVSEL_MODEL_DIR when set (empty: no model), else the models/
+ * directory this build was configured with (CONVSEL_DEFAULT_MODEL_DIR).
  *
  * CONVSEL_AI_HEUR=0 switches the model off (the rules rank instead). A
  * missing, corrupt or mismatched model is never an error for the caller:
@@ -16,9 +19,15 @@
 
 struct ranking_model;
 
-/* The model for this machine signature, or NULL (disabled, no directory,
- * or failed to load: ranking_model_status says which). */
-const struct ranking_model *ranking_model_get(const char *machine);
+/* The model for this CPU, or NULL (disabled, no directory, or failed to
+ * load: ranking_model_status says which). Owned by the model cache. */
+const struct ranking_model *ranking_model_get(void);
+
+/* Loads DIR/<target>.tn.model and its metadata outside the cache (for
+ * `convsel eval --model`). NULL with a message naming the file on error. */
+struct ranking_model *ranking_model_open(const char *dir, const char *target, char *err,
+                                         size_t cap);
+void ranking_model_close(struct ranking_model *m);
 
 /* Predicted time in ms per registry solver id for p on `threads` threads;
  * ms[id] < 0 for solvers the model does not know. Returns the number of
@@ -27,6 +36,6 @@ int ranking_model_predict(const struct ranking_model *m, const struct conv_probl
                           double ms[SOLVER_MAX]);
 
 /* One line for the CLI: the model file in use, or why there is none. */
-void ranking_model_status(const char *machine, char *buf, size_t cap);
+void ranking_model_status(char *buf, size_t cap);
 
 #endif

@@ -14,15 +14,15 @@
 #include <stdbool.h>
 
 struct noise_guard {
-    double threshold;                /* busy above threshold x best; <= 0 disables */
-    int max_waits;                   /* pauses before giving up on quiet */
-    unsigned wait_ms;                /* length of one pause */
-    double (*calibrate)(void *ctx);  /* one calibration: seconds (any unit, consistently) */
+    double threshold;               /* busy above threshold x best; <= 0 disables */
+    int max_waits;                  /* pauses before giving up on quiet */
+    unsigned wait_ms;               /* length of one pause */
+    double (*calibrate)(void *ctx); /* one calibration: seconds (any unit, consistently) */
     void *ctx;
-    void (*pause)(unsigned ms);      /* NULL: sleep */
+    void (*pause)(unsigned ms); /* NULL: sleep */
     /* Learnt and counted as the run goes. */
-    double best;                     /* fastest calibration seen; 0 before the first */
-    double last;                     /* the latest calibration */
+    double best; /* fastest calibration seen; 0 before the first */
+    double last; /* the latest calibration */
     long calibrations, busy, waits;
 };
 
