@@ -6,8 +6,8 @@
  *
  *   CONVSEL_MODEL_DIR=models build/bench_ranking [calls] [same]
  *
- * With "same", every call ranks one problem: the oneDNN solvers'
- * applicability answers are then memoized, which isolates their cost. */
+ * With "same", every call ranks one problem (what a memo of rankings per
+ * problem key could save at best). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

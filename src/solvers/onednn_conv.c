@@ -3,43 +3,52 @@
  * layouts; the reorders from the caller's NCHW/NHWC tensors and back are
  * part of each call (as an application with an NCHW API would pay them),
  * and so is packing the weights: nothing is cached in convsel between
- * calls (onednn_plan.c). oneDNN decides what it can run; the answer is
- * remembered per problem. */
+ * calls (onednn_plan.c).
+ *
+ * Applicability is decided from the shape, because asking oneDNN (creating
+ * its descriptors) costs 20-190 us and immediate mode must rank a new
+ * problem in a few microseconds. The rules below are what oneDNN 2.6
+ * answers; tests/test_onednn_applicability.c asks oneDNN itself
+ * (onednn_implements) on thousands of problems and fails on any
+ * disagreement, so a different oneDNN cannot silently change them. */
 #include "solvers/onednn_plan.h"
 #include "solvers/solver.h"
+#include "util/cpu.h"
 
 static size_t no_workspace(const struct conv_problem *p) {
     (void)p;
     return 0;
 }
 
+static bool refuse(const char **reason, const char *why) {
+    if (reason)
+        *reason = why;
+    return false;
+}
+
+/* oneDNN has a reference implementation for every fp32 convolution, and
+ * reorders between any plain layout and its own. */
 static bool direct_applicable(const struct conv_problem *p, const char **reason) {
-    if (!p->packed) {
-        if (reason)
-            *reason = "oneDNN solvers need packed x and y tensors";
-        return false;
-    }
-    if (!onednn_implements(p, ONEDNN_DIRECT)) {
-        if (reason)
-            *reason = "oneDNN has no direct implementation for this problem";
-        return false;
-    }
+    if (!p->packed)
+        return refuse(reason, "oneDNN solvers need packed x and y tensors");
     return true;
 }
 
+/* oneDNN 2.6 has Winograd only as an AVX-512 kernel: 3x3, stride 1, no
+ * dilation or groups, padding at most 1 (any channel counts: it pads them
+ * to its blocks), and it cannot reorder KRSC weights into its Winograd
+ * layout. */
 static bool winograd_applicable(const struct conv_problem *p, const char **reason) {
     if (!p->packed || p->r != 3 || p->s != 3 || p->stride_h != 1 || p->stride_w != 1 ||
-        p->dil_h != 1 || p->dil_w != 1 || p->groups != 1) {
-        if (reason)
-            *reason = "oneDNN Winograd needs packed tensors, 3x3, stride 1, dilation 1, groups 1";
-        return false;
-    }
-    if (!onednn_implements(p, ONEDNN_WINOGRAD)) {
-        if (reason)
-            *reason = "oneDNN has no Winograd implementation for this problem (it needs, among "
-                      "others, channel counts that fill its vector blocks and KCRS weights)";
-        return false;
-    }
+        p->dil_h != 1 || p->dil_w != 1 || p->groups != 1)
+        return refuse(reason,
+                      "oneDNN Winograd needs packed tensors, 3x3, stride 1, dilation 1, groups 1");
+    if (p->pad_h > 1 || p->pad_w > 1)
+        return refuse(reason, "oneDNN Winograd needs padding of at most 1");
+    if (p->filter_layout != CONVSEL_FILTER_KCRS)
+        return refuse(reason, "oneDNN Winograd cannot reorder KRSC weights into its layout");
+    if (!cpu_supports(CPU_AVX512))
+        return refuse(reason, "oneDNN Winograd needs AVX-512");
     return true;
 }
 

@@ -104,41 +104,8 @@ static bool probe(const struct conv_problem *p, enum onednn_alg alg) {
     return ok;
 }
 
-/* Whether oneDNN implements a problem is decided by oneDNN: creating the
- * descriptor is the only reliable test, and it costs 35 us (direct) to
- * 190 us (Winograd) here, so each answer is remembered per problem key
- * and algorithm. The table is small and bounded; when it is full, answers
- * are simply not remembered. Not a hot path: a mutex guards it. */
-#define MEMO_SIZE 1024
-
-static struct {
-    char key[CONVSEL_PROBLEM_KEY_MAX];
-    int alg;
-    bool applicable;
-} memo[MEMO_SIZE];
-static int memo_used;
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
-
 bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg) {
-    char key[CONVSEL_PROBLEM_KEY_MAX];
-    problem_key_format(p, key, sizeof key);
-    pthread_mutex_lock(&memo_lock);
-    for (int i = 0; i < memo_used; i++)
-        if (memo[i].alg == (int)alg && strcmp(memo[i].key, key) == 0) {
-            const bool a = memo[i].applicable;
-            pthread_mutex_unlock(&memo_lock);
-            return a;
-        }
-    pthread_mutex_unlock(&memo_lock);
-    const bool applicable = probe(p, alg);
-    pthread_mutex_lock(&memo_lock);
-    if (memo_used < MEMO_SIZE) {
-        memcpy(memo[memo_used].key, key, sizeof key);
-        memo[memo_used].alg = (int)alg;
-        memo[memo_used++].applicable = applicable;
-    }
-    pthread_mutex_unlock(&memo_lock);
-    return applicable;
+    return probe(p, alg);
 }
 
 /* ---------------------------- plans ---------------------------- */

@@ -11,8 +11,9 @@ enum onednn_alg { ONEDNN_DIRECT, ONEDNN_WINOGRAD, ONEDNN_AUTO };
 
 struct onednn_plan;
 
-/* Whether oneDNN runs p with alg, reorders included; remembered per problem
- * key and algorithm (asking costs 35-190 us). */
+/* Whether oneDNN runs p with alg, reorders included, asked of oneDNN itself
+ * (20-190 us a question). The solvers decide from the shape instead;
+ * tests/test_onednn_applicability.c holds their rules to this answer. */
 bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg);
 
 /* Sets p up. With packed_weights non-NULL the weights are reordered into

@@ -1,0 +1,72 @@
+/* test_onednn_applicability.c -- the oneDNN solvers decide applicability
+ * from the shape (so that immediate mode never waits on oneDNN's descriptor
+ * creation); this holds their rules to oneDNN's own answer on thousands of
+ * random problems in three regimes: small 3x3 stride-1 problems with every
+ * padding (where Winograd's conditions bite), every filter/stride/dilation/
+ * group combination, and large channel counts, images and batches. Both
+ * layouts, both filter layouts. A oneDNN that answers differently (another
+ * version, another CPU) fails here, naming the problem. */
+#include <stdio.h>
+
+#include "core/problem.h"
+#include "solvers/onednn_plan.h"
+#include "solvers/solver.h"
+#include "testutil.h"
+#include "util/rng.h"
+
+static struct conv_problem draw(struct rng *g, int regime) {
+    struct conv_problem p = {.r = 3, .s = 3, .stride_h = 1, .stride_w = 1, .dil_h = 1,
+                             .dil_w = 1, .groups = 1};
+    const bool big = regime == 2;
+    p.n = rng_int(g, 1, big ? 64 : 4);
+    p.c = rng_int(g, 1, big ? 2048 : 80);
+    p.k = rng_int(g, 1, big ? 2048 : 80);
+    p.h = rng_int(g, 1, big ? 300 : 40);
+    p.w = rng_int(g, 1, big ? 300 : 40);
+    p.pad_h = rng_int(g, 0, 3);
+    p.pad_w = rng_int(g, 0, 3);
+    if (regime == 1) {
+        p.r = rng_int(g, 1, 7), p.s = rng_int(g, 1, 7);
+        p.stride_h = rng_int(g, 1, 3), p.stride_w = rng_int(g, 1, 3);
+        p.dil_h = rng_int(g, 1, 3), p.dil_w = rng_int(g, 1, 3);
+        p.groups = (int64_t[]){1, 1, 2, 4}[rng_int(g, 0, 3)];
+        p.c *= p.groups, p.k *= p.groups;
+    }
+    p.layout = rng_int(g, 0, 1) ? CONVSEL_LAYOUT_NHWC : CONVSEL_LAYOUT_NCHW;
+    p.filter_layout = rng_int(g, 0, 1) ? CONVSEL_FILTER_KRSC : CONVSEL_FILTER_KCRS;
+    return p;
+}
+
+int main(void) {
+    const struct {
+        const char *solver;
+        enum onednn_alg alg;
+    } cases[] = {{"onednn_direct", ONEDNN_DIRECT}, {"onednn_winograd", ONEDNN_WINOGRAD}};
+    struct rng g = rng_seed(11);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const struct solver *s = solver_get(solver_find(cases[c].solver));
+        int agree = 0, yes = 0, disagree = 0;
+        for (int regime = 0; regime < 3; regime++)
+            for (int i = 0; i < 1500; i++) {
+                struct conv_problem p = draw(&g, regime);
+                char err[PROBLEM_ERROR_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
+                if (problem_validate(&p, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
+                    continue;
+                const bool rule = s->is_applicable(&p, NULL);
+                const bool onednn = onednn_implements(&p, cases[c].alg);
+                if (rule == onednn) {
+                    agree++, yes += rule;
+                } else if (disagree++ < 10) {
+                    problem_key_format(&p, key, sizeof key);
+                    printf("%s: %s: rule says %d, oneDNN says %d\n", s->name, key, rule, onednn);
+                }
+            }
+        printf("%s: %d problems agree (%d applicable), %d disagree\n", s->name, agree, yes,
+               disagree);
+        CHECK(disagree == 0);
+        CHECK(agree > 3000);
+        CHECK(yes > 300); /* both answers were exercised */
+        CHECK(agree - yes > 300 || c == 0);
+    }
+    return test_finish("test_onednn_applicability");
+}
