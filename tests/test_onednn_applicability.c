@@ -15,8 +15,8 @@
 #include "util/rng.h"
 
 static struct conv_problem draw(struct rng *g, int regime) {
-    struct conv_problem p = {.r = 3, .s = 3, .stride_h = 1, .stride_w = 1, .dil_h = 1,
-                             .dil_w = 1, .groups = 1};
+    struct conv_problem p = {
+        .r = 3, .s = 3, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
     const bool big = regime == 2;
     p.n = rng_int(g, 1, big ? 64 : 4);
     p.c = rng_int(g, 1, big ? 2048 : 80);
