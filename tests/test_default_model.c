@@ -57,8 +57,11 @@ int main(void) {
     convsel_set_num_threads(h, 2);
     const struct {
         int64_t c, k, hw, r, stride, groups;
-    } shapes[] = {{64, 64, 56, 3, 1, 1}, {256, 64, 56, 1, 1, 1}, {32, 32, 112, 3, 1, 32},
-                  {3, 64, 224, 7, 2, 1}, {512, 512, 7, 3, 1, 1}};
+    } shapes[] = {{64, 64, 56, 3, 1, 1},
+                  {256, 64, 56, 1, 1, 1},
+                  {32, 32, 112, 3, 1, 32},
+                  {3, 64, 224, 7, 2, 1},
+                  {512, 512, 7, 3, 1, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         struct test_problem tp = test_problem_default();
         tp.c = shapes[i].c, tp.k = shapes[i].k, tp.h = tp.w = shapes[i].hw;
@@ -90,13 +93,12 @@ int main(void) {
             for (size_t e = 0; e < d.w_count; e++)
                 w[e] = (float)((e * 104729) % 13) / 13.0f - 0.5f;
             CHECK_STATUS(h,
-                         convsel_convolution_forward(h, CONVSEL_SOLVER_AUTO, d.x, x, d.w, w,
-                                                     d.conv, d.y, y, workspace, ws),
+                         convsel_convolution_forward(h, CONVSEL_SOLVER_AUTO, d.x, x, d.w, w, d.conv,
+                                                     d.y, y, workspace, ws),
                          CONVSEL_STATUS_SUCCESS);
-            CHECK_STATUS(h,
-                         convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, want,
-                                                     NULL, 0),
-                         CONVSEL_STATUS_SUCCESS);
+            CHECK_STATUS(
+                h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, want, NULL, 0),
+                CONVSEL_STATUS_SUCCESS);
             double worst = 0, scale = 1e-6;
             for (size_t e = 0; e < d.y_count; e++) {
                 const double diff = fabs((double)y[e] - want[e]);

@@ -171,6 +171,7 @@ convsel_status_t convsel_convolution_forward(convsel_handle_t h, convsel_solver_
         .workspace_bytes = workspace_bytes,
         .num_threads = h->num_threads,
         .pool = handle_pool(h),
+        .plans = handle_plans(h),
     };
     st = s->run(&args);
     if (st != CONVSEL_STATUS_SUCCESS)

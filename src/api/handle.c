@@ -1,5 +1,6 @@
 /* handle.c -- handle lifetime, thread count, status strings, error messages. */
 #include "api/handle.h"
+#include "solvers/plan_cache.h"
 
 #include "util/thread_pool.h"
 
@@ -50,9 +51,17 @@ convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
 }
 
 void convsel_handle_destroy(convsel_handle_t handle) {
-    if (handle != NULL)
+    if (handle != NULL) {
         thread_pool_destroy(handle->pool);
+        plan_cache_destroy(handle->plans);
+    }
     free(handle);
+}
+
+struct plan_cache *handle_plans(convsel_handle_t h) {
+    if (h->plans == NULL)
+        h->plans = plan_cache_create();
+    return h->plans;
 }
 
 struct thread_pool *handle_pool(convsel_handle_t h) {

@@ -8,10 +8,12 @@
 #define HANDLE_ERROR_MAX 512
 
 struct thread_pool;
+struct plan_cache;
 
 struct convsel_handle {
     int num_threads;
     struct thread_pool *pool;     /* created on first use, for num_threads > 1 */
+    struct plan_cache *plans;     /* solvers' set-up per problem, created on first use */
     char error[HANDLE_ERROR_MAX]; /* last failing call's message */
 };
 
@@ -23,5 +25,9 @@ convsel_status_t handle_fail(convsel_handle_t h, convsel_status_t status, const 
 /* The handle's thread pool (created on first use); NULL when it has one
  * thread or the pool cannot be created (the solvers then run serially). */
 struct thread_pool *handle_pool(convsel_handle_t h);
+
+/* The handle's plan cache (created on first use); NULL when it cannot be
+ * created (the solvers then set up every call). */
+struct plan_cache *handle_plans(convsel_handle_t h);
 
 #endif /* CONVSEL_API_HANDLE_H */

@@ -2,8 +2,8 @@
  * direct and Winograd F(4x4,3x3). oneDNN computes in its own blocked
  * layouts; the reorders from the caller's NCHW/NHWC tensors and back are
  * part of each call (as an application with an NCHW API would pay them),
- * and so is packing the weights: nothing is cached in convsel between
- * calls (onednn_plan.c).
+ * and so is packing the weights (each call reorders the caller's weights:
+ * they may have changed). What is cached, per handle, is the set-up.
  *
  * Applicability is decided from the shape, because asking oneDNN (creating
  * its descriptors) costs 20-190 us and immediate mode must rank a new
@@ -12,8 +12,12 @@
  * (onednn_implements) on thousands of problems and fails on any
  * disagreement, so a different oneDNN cannot silently change them. */
 #include "solvers/onednn_plan.h"
+#include "solvers/plan_cache.h"
 #include "solvers/solver.h"
 #include "util/cpu.h"
+
+/* Their plans are cached under their own addresses. */
+extern const struct solver solver_onednn_direct, solver_onednn_winograd;
 
 static size_t no_workspace(const struct conv_problem *p) {
     (void)p;
@@ -52,21 +56,38 @@ static bool winograd_applicable(const struct conv_problem *p, const char **reaso
     return true;
 }
 
-static convsel_status_t run_with(const struct conv_run_args *a, enum onednn_alg alg) {
-    struct onednn_plan *plan = onednn_plan_create(a->p, alg, NULL);
-    if (plan == NULL)
+static void free_plan(void *plan) {
+    onednn_plan_destroy(plan);
+}
+
+/* Setting a problem up in oneDNN (descriptors, primitive, reorders, blocked
+ * buffers) costs tens of microseconds and page faults on every buffer, so
+ * the plan is kept in the handle's cache; the tensors, weights included,
+ * are bound and reordered on every run. */
+static convsel_status_t run_with(const struct conv_run_args *a, const struct solver *self,
+                                 enum onednn_alg alg) {
+    char key[CONVSEL_PROBLEM_KEY_MAX];
+    problem_key_format(a->p, key, sizeof key);
+    struct onednn_plan *plan = plan_cache_find(a->plans, self, key);
+    const bool cached = plan != NULL;
+    if (!cached && (plan = onednn_plan_create(a->p, alg, NULL)) == NULL)
         return CONVSEL_STATUS_NOT_SUPPORTED;
     const convsel_status_t st = onednn_plan_run(plan, a->x, a->w, a->y, a->num_threads);
-    onednn_plan_destroy(plan);
+    if (!cached) {
+        if (a->plans)
+            plan_cache_put(a->plans, self, key, plan, free_plan);
+        else
+            onednn_plan_destroy(plan);
+    }
     return st;
 }
 
 static convsel_status_t direct_run(const struct conv_run_args *a) {
-    return run_with(a, ONEDNN_DIRECT);
+    return run_with(a, &solver_onednn_direct, ONEDNN_DIRECT);
 }
 
 static convsel_status_t winograd_run(const struct conv_run_args *a) {
-    return run_with(a, ONEDNN_WINOGRAD);
+    return run_with(a, &solver_onednn_winograd, ONEDNN_WINOGRAD);
 }
 const struct solver solver_onednn_direct = {
     .name = "onednn_direct",

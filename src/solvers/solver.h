@@ -27,6 +27,7 @@ struct conv_run_args {
     size_t workspace_bytes;
     int num_threads;          /* the handle's thread count */
     struct thread_pool *pool; /* the handle's threads; NULL: run serially */
+    struct plan_cache *plans; /* the handle's plan cache; NULL: set up every call */
 };
 
 struct solver {

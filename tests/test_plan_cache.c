@@ -1,0 +1,121 @@
+/* test_plan_cache.c -- the handle's cache of solver plans. The cache alone:
+ * found by owner and key, least recently used evicted and freed, every plan
+ * freed at destroy, misuse refused. Through the API with the oneDNN
+ * solvers: the second call on a problem reuses the plan, and a cached plan
+ * never serves stale data -- weights and input changed in place between
+ * calls give the reference's new answer. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handle.h"
+#include "problem_builder.h"
+#include "solvers/plan_cache.h"
+#include "testutil.h"
+
+static int freed;
+static void count_free(void *plan) {
+    freed++;
+    free(plan);
+}
+
+static void *plan(int v) {
+    int *p = malloc(sizeof *p);
+    *p = v;
+    return p;
+}
+
+static void cache_alone(void) {
+    struct plan_cache *c = plan_cache_create();
+    const int owner_a = 0, owner_b = 0;
+    freed = 0;
+    CHECK(plan_cache_find(c, &owner_a, "k0") == NULL);
+    CHECK(plan_cache_put(c, &owner_a, "k0", plan(0), count_free));
+    CHECK(plan_cache_find(c, &owner_b, "k0") == NULL); /* keyed by owner too */
+    CHECK(plan_cache_put(c, &owner_b, "k0", plan(100), count_free));
+    CHECK(*(int *)plan_cache_find(c, &owner_a, "k0") == 0);
+    CHECK(*(int *)plan_cache_find(c, &owner_b, "k0") == 100);
+    char key[16];
+    for (int i = 1; i < PLAN_CACHE_CAPACITY - 1; i++) { /* fills the cache */
+        snprintf(key, sizeof key, "k%d", i);
+        CHECK(plan_cache_put(c, &owner_a, key, plan(i), count_free));
+    }
+    CHECK(freed == 0);
+    CHECK(plan_cache_find(c, &owner_a, "k0") != NULL); /* k0 is now the most recent */
+    CHECK(plan_cache_put(c, &owner_a, "new", plan(7), count_free));
+    CHECK(freed == 1 && plan_cache_find(c, &owner_b, "k0") == NULL); /* the LRU went */
+    CHECK(plan_cache_find(c, &owner_a, "k0") != NULL && plan_cache_find(c, &owner_a, "new"));
+    long hits, stores, evictions;
+    plan_cache_stats(c, &hits, &stores, &evictions);
+    CHECK(stores == PLAN_CACHE_CAPACITY + 1 && evictions == 1 && hits == 5);
+    char long_key[CONVSEL_PROBLEM_KEY_MAX + 8];
+    memset(long_key, 'x', sizeof long_key - 1);
+    long_key[sizeof long_key - 1] = '\0';
+    CHECK(!plan_cache_put(c, &owner_a, long_key, plan(9), count_free) && freed == 2);
+    CHECK(!plan_cache_put(NULL, &owner_a, "k", plan(9), count_free) && freed == 3);
+    CHECK(plan_cache_find(NULL, &owner_a, "k0") == NULL);
+    plan_cache_destroy(c);
+    CHECK(freed == 3 + PLAN_CACHE_CAPACITY);
+    plan_cache_destroy(NULL);
+}
+
+static double max_rel_diff(const float *a, const float *b, size_t n) {
+    double worst = 0, scale = 1e-6;
+    for (size_t i = 0; i < n; i++) {
+        worst = fmax(worst, fabs((double)a[i] - b[i]));
+        scale = fmax(scale, fabs((double)b[i]));
+    }
+    return worst / scale;
+}
+
+static void through_the_api(const char *solver) {
+    convsel_handle_t h = NULL;
+    CHECK(convsel_handle_create(&h) == CONVSEL_STATUS_SUCCESS);
+    convsel_set_num_threads(h, 2);
+    struct test_problem tp = test_problem_default();
+    tp.c = 16, tp.k = 32, tp.h = tp.w = 14, tp.r = tp.s = 3, tp.pad_h = tp.pad_w = 1;
+    struct test_descs d;
+    CHECK(test_descs_create(h, &tp, &d) == CONVSEL_STATUS_SUCCESS);
+    convsel_solver_id_t id = -1, ref = -1;
+    CHECK(convsel_solver_find(h, solver, &id) == CONVSEL_STATUS_SUCCESS);
+    CHECK(convsel_solver_find(h, "reference", &ref) == CONVSEL_STATUS_SUCCESS);
+    if (convsel_solver_is_applicable(h, id, d.x, d.w, d.conv, d.y) != CONVSEL_STATUS_SUCCESS) {
+        printf("%s: not applicable on this CPU (%s); not tested\n", solver,
+               convsel_get_error_message(h));
+        test_descs_destroy(&d);
+        convsel_handle_destroy(h);
+        return;
+    }
+    float *x = malloc(d.x_count * sizeof *x), *w = malloc(d.w_count * sizeof *w);
+    float *y = malloc(d.y_count * sizeof *y), *want = malloc(d.y_count * sizeof *want);
+    for (int call = 0; call < 3; call++) {
+        /* new data in the same buffers every call */
+        for (size_t e = 0; e < d.x_count; e++)
+            x[e] = (float)(((e + 3 * (size_t)call) * 7919) % 23) / 23.0f - 0.5f;
+        for (size_t e = 0; e < d.w_count; e++)
+            w[e] = (float)(((e + 5 * (size_t)call) * 104729) % 19) / 19.0f - 0.5f;
+        CHECK_STATUS(h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
+                     CONVSEL_STATUS_SUCCESS);
+        CHECK_STATUS(h,
+                     convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, want, NULL, 0),
+                     CONVSEL_STATUS_SUCCESS);
+        const double err = max_rel_diff(y, want, d.y_count);
+        if (!CHECK(err < 1e-4))
+            printf("%s call %d: relative error %g\n", solver, call, err);
+    }
+    long hits, stores, evictions;
+    plan_cache_stats(h->plans, &hits, &stores, &evictions);
+    printf("%s: %ld hits, %ld stores\n", solver, hits, stores);
+    CHECK(stores == 1 && hits == 2);
+    free(x), free(w), free(y), free(want);
+    test_descs_destroy(&d);
+    convsel_handle_destroy(h);
+}
+
+int main(void) {
+    cache_alone();
+    through_the_api("onednn_direct");
+    through_the_api("onednn_winograd");
+    return test_finish("test_plan_cache");
+}
