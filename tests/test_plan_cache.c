@@ -97,9 +97,9 @@ static void through_the_api(const char *solver) {
             w[e] = (float)(((e + 5 * (size_t)call) * 104729) % 19) / 19.0f - 0.5f;
         CHECK_STATUS(h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
                      CONVSEL_STATUS_SUCCESS);
-        CHECK_STATUS(h,
-                     convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, want, NULL, 0),
-                     CONVSEL_STATUS_SUCCESS);
+        CHECK_STATUS(
+            h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, want, NULL, 0),
+            CONVSEL_STATUS_SUCCESS);
         const double err = max_rel_diff(y, want, d.y_count);
         if (!CHECK(err < 1e-4))
             printf("%s call %d: relative error %g\n", solver, call, err);

@@ -217,7 +217,7 @@ static void test_null_and_workspace(convsel_handle_t h) {
     float *xs = calloc(200, sizeof *xs);
     CHECK_STATUS(h, convsel_solver_is_applicable(h, im2col, d.x, d.w, d.conv, d.y),
                  CONVSEL_STATUS_NOT_SUPPORTED);
-    CHECK_MESSAGE(h, "im2col_gemm needs packed x and y tensors");
+    CHECK_MESSAGE(h, "solver im2col_gemm: the GEMM solvers need packed x and y tensors");
     CHECK_STATUS(h,
                  convsel_convolution_forward(h, im2col, d.x, xs, d.w, w, d.conv, d.y, y, buf, ws),
                  CONVSEL_STATUS_NOT_SUPPORTED);

@@ -5,58 +5,32 @@
  * filter layout, so the filter is used in place as the other GEMM operand:
  *   NCHW: y_g[kg][oh*ow] = W_g[kg][crs] * col[crs][oh*ow]
  *   NHWC: y_g[oh*ow][kg] = col[oh*ow][crs] * W_g[kg][crs]^T   (ldc = k)
- * The GEMM step is shared with the 1x1 solvers (gemm_common.c).
+ * The im2col is split over the handle's threads by input channel; the GEMM
+ * step is shared with the 1x1 and grouped solvers (gemm_common.c).
  */
 #include "solvers/gemm_common.h"
 
-/* Position of filter tap (c, r, s) within one row of W_g. */
-static inline int64_t tap_index(const struct conv_problem *p, int64_t c, int64_t r, int64_t s) {
-    const int64_t cg = p->c / p->groups;
-    if (p->filter_layout == CONVSEL_FILTER_KCRS)
-        return (c * p->r + r) * p->s + s;
-    return (r * p->s + s) * cg + c;
-}
-
 static bool is_applicable(const struct conv_problem *p, const char **reason) {
-    if (!p->packed) {
-        if (reason)
-            *reason = "im2col_gemm needs packed x and y tensors";
-        return false;
-    }
-    const int64_t crs = p->c / p->groups * p->r * p->s;
-    if (crs > INT32_MAX || p->oh * p->ow > INT32_MAX || p->k > INT32_MAX) {
-        if (reason)
-            *reason = "im2col_gemm: GEMM dimensions exceed the BLAS int range";
-        return false;
-    }
-    return true;
+    return im2col_gemm_fits(p, reason);
 }
 
 static size_t workspace_size(const struct conv_problem *p) {
     return (size_t)(p->c / p->groups * p->r * p->s) * (size_t)(p->oh * p->ow) * sizeof(float);
 }
 
-/* Fills col for image n, group g. Element (tap t, pixel j) lives at
- * col[t * t_stride + j * j_stride]. */
-static void im2col(const struct conv_problem *p, const float *x, int64_t n, int64_t g, float *col,
-                   int64_t t_stride, int64_t j_stride) {
-    const int64_t cg = p->c / p->groups;
-    const int64_t *xs = p->x_stride;
-    for (int64_t c = 0; c < cg; c++)
-        for (int64_t r = 0; r < p->r; r++)
-            for (int64_t s = 0; s < p->s; s++) {
-                float *dst = col + tap_index(p, c, r, s) * t_stride;
-                const float *src = x + n * xs[DIM_N] + (g * cg + c) * xs[DIM_C];
-                for (int64_t oy = 0; oy < p->oh; oy++) {
-                    const int64_t iy = oy * p->stride_h - p->pad_h + r * p->dil_h;
-                    for (int64_t ox = 0; ox < p->ow; ox++) {
-                        const int64_t ix = ox * p->stride_w - p->pad_w + s * p->dil_w;
-                        const bool inside = iy >= 0 && iy < p->h && ix >= 0 && ix < p->w;
-                        dst[(oy * p->ow + ox) * j_stride] =
-                            inside ? src[iy * xs[DIM_H] + ix * xs[DIM_W]] : 0.0f;
-                    }
-                }
-            }
+struct im2col_job {
+    const struct conv_problem *p;
+    const float *x;
+    int64_t n, g, t_stride, j_stride;
+    float *col;
+};
+
+/* Task = one input channel of the group: its taps are disjoint rows (NCHW)
+ * or columns (NHWC) of col. */
+static void im2col_tasks(void *ctx, size_t begin, size_t end) {
+    const struct im2col_job *j = ctx;
+    im2col_channels(j->p, j->x, j->n, j->g, (int64_t)begin, (int64_t)end, j->col, j->t_stride,
+                    j->j_stride);
 }
 
 static convsel_status_t run(const struct conv_run_args *a) {
@@ -67,7 +41,8 @@ static convsel_status_t run(const struct conv_run_args *a) {
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
             /* NCHW: col is (taps x pix); NHWC: (pix x taps) */
-            im2col(p, a->x, n, g, col, nchw ? pix : 1, nchw ? 1 : taps);
+            struct im2col_job j = {p, a->x, n, g, nchw ? pix : 1, nchw ? 1 : taps, col};
+            thread_pool_parallel_for(a->pool, (size_t)(p->c / p->groups), im2col_tasks, &j);
             gemm_group(p, a->w, col, (int)(nchw ? pix : taps), n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;

@@ -8,6 +8,7 @@
 extern const struct solver solver_depthwise;
 extern const struct solver solver_gemm_1x1;
 extern const struct solver solver_gemm_1x1_strided;
+extern const struct solver solver_grouped_gemm;
 extern const struct solver solver_im2col_gemm;
 extern const struct solver solver_onednn_direct;
 extern const struct solver solver_onednn_winograd;
@@ -21,6 +22,7 @@ static const struct solver *const registry[] = {
     &solver_gemm_1x1,
     &solver_gemm_1x1_strided,
     &solver_winograd_f4x3,
+    &solver_grouped_gemm,
     &solver_im2col_gemm,
     &solver_onednn_direct,
     &solver_onednn_winograd,
