@@ -106,6 +106,23 @@ int main(void) {
     const char *a = slurp(pa), *b = slurp(pb);
     CHECK(a && b && strcmp(a, b) == 0);
 
+    /* --exclude leaves listed problems out (two of the three exist): 648 - 2 */
+    const char *csv = test_tmp_path("suite.csv");
+    FILE *f = fopen(csv, "w");
+    if (f) {
+        fputs("name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n"
+              "a,1,8,12,12,16,3,3,1,1,1,1,1,1,1\nb,1,96,30,30,192,1,1,0,0,1,1,1,1,1\n"
+              "c,1,7,12,12,16,3,3,1,1,1,1,1,1,1\n",
+              f);
+        fclose(f);
+    }
+    snprintf(args, sizeof args, "--db %s --out %s --epochs 1 --exclude %s", db, dir_b, csv);
+    CHECK(train(args) == 0 && test_contains(out, "2 problems left out") &&
+          test_contains(out, "train: avx512-2c-2t: 646 problems"));
+    snprintf(args, sizeof args, "--db %s --out %s --epochs 1 --exclude %s", db, dir_b,
+             test_tmp_path("none.csv"));
+    CHECK(train(args) == 2 && test_contains(out, "none.csv"));
+
     /* misuse */
     CHECK(train("--out /tmp") == 2 && test_contains(out, "--db and --out are required"));
     snprintf(args, sizeof args, "--db %s --out %s", db, test_tmp_path("nodir"));

@@ -156,13 +156,15 @@ static bool write_files(const struct training *t, const struct mlp *model, const
 }
 
 int cmd_train(int argc, char **argv) {
-    const char *db_path = NULL, *out_dir = NULL, *machine = NULL;
+    const char *db_path = NULL, *out_dir = NULL, *machine = NULL, *exclude = NULL;
     int64_t epochs = 300, hidden = 64, seed = 1;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (required)"},
         {NULL, "--out", CLI_STRING, &out_dir, "DIR", "directory for the model files (required)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",
          "machine signature (default: the only one)"},
+        {NULL, "--exclude", CLI_STRING, &exclude, "FILE",
+         "leave out the problems of this CSV (e.g. the benchmark suite)"},
         {NULL, "--epochs", CLI_INT, &epochs, "E", "passes over the training set (default 300)"},
         {NULL, "--hidden", CLI_INT, &hidden, "H", "units per hidden layer (default 64)"},
         {NULL, "--seed", CLI_INT, &seed, "S", "initialization and shuffling seed (default 1)"},
@@ -189,6 +191,14 @@ int cmd_train(int argc, char **argv) {
     if (!dataset_load(db_path, machine, &t.d, err, sizeof err)) {
         fprintf(stderr, "convsel train: %s\n", err);
         return EXIT_FAILED;
+    }
+    if (exclude) {
+        const int removed = dataset_exclude_csv(&t.d, "train", exclude);
+        if (removed < 0) {
+            dataset_free(&t.d);
+            return EXIT_USAGE;
+        }
+        printf("train: --exclude %s: %d problems left out\n", exclude, removed);
     }
     struct mlp model = {0};
     const size_t n = (size_t)t.d.n;

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "problem_csv.h"
+
 struct raw {
     char *machine, *key;
     int solver;
@@ -165,4 +168,43 @@ void ds_score_print(const char *label, const struct ds_score *s) {
     printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", label,
            s->top1, s->n, s->n ? 100.0 * s->top1 / s->n : 0, s->top3, s->n,
            s->n ? 100.0 * s->top3 / s->n : 0, s->n ? exp(s->log_regret / s->n) : 1.0);
+}
+
+int dataset_exclude_csv(struct dataset *d, const char *command, const char *csv_path) {
+    struct problem_row *rows = NULL;
+    int n_rows = 0, removed = -1;
+    if (problem_csv_read(command, csv_path, &rows, &n_rows) != EXIT_OK)
+        return -1;
+    char(*keys)[CONVSEL_PROBLEM_KEY_MAX] = calloc((size_t)n_rows + 1, sizeof *keys);
+    convsel_handle_t h = NULL;
+    if (keys == NULL || convsel_handle_create(&h) != CONVSEL_STATUS_SUCCESS) {
+        fprintf(stderr, "convsel %s: out of memory\n", command);
+        goto done;
+    }
+    for (int i = 0; i < n_rows; i++) {
+        struct problem_descs pd;
+        if (problem_descs_create(command, h, &rows[i].pf, &pd) != EXIT_OK) {
+            fprintf(stderr, "  (%s, row %s)\n", csv_path, rows[i].name);
+            goto done;
+        }
+        convsel_get_problem_key(h, pd.x, pd.w, pd.conv, pd.y, keys[i], sizeof keys[i], NULL);
+        problem_descs_destroy(&pd);
+    }
+    removed = 0;
+    int kept = 0;
+    for (int i = 0; i < d->n; i++) {
+        bool listed = false;
+        for (int j = 0; j < n_rows && !listed; j++)
+            listed = strcmp(d->v[i].key, keys[j]) == 0;
+        if (listed)
+            removed++;
+        else
+            d->v[kept++] = d->v[i];
+    }
+    d->n = kept;
+done:
+    convsel_handle_destroy(h);
+    free(keys);
+    free(rows);
+    return removed;
 }

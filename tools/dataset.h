@@ -32,6 +32,12 @@ bool dataset_load(const char *db_path, const char *machine, struct dataset *out,
                   size_t err_cap);
 void dataset_free(struct dataset *d);
 
+/* Removes the problems listed in a problem CSV (the format of convsel
+ * bench), e.g. the benchmark suite, which must not be trained on. Returns
+ * the number removed, or -1 after printing "convsel <command>: ..." when
+ * the file cannot be read or a row is not a valid problem. */
+int dataset_exclude_csv(struct dataset *d, const char *command, const char *csv_path);
+
 /* The held-out split, by problem: a fixed hash of the key puts one problem
  * in five in the test set, whatever order or shard it was measured in. */
 bool dataset_is_test(const char *key);
