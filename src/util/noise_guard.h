@@ -5,7 +5,8 @@
  * convolution reads 36 ms. The guard times a fixed calibration workload
  * before and after each measurement and calls the machine busy when the
  * calibration is slower than `threshold` times the fastest calibration seen
- * (the quiet machine's figure, learnt as the run goes). The caller waits
+ * (the quiet machine's figure, learnt as the run goes) twice in a row.
+ * The caller waits
  * for quiet before measuring and discards a measurement the machine was
  * busy during. The calibration is a callback so that tests can script it. */
 #ifndef CONVSEL_UTIL_NOISE_GUARD_H
@@ -21,12 +22,13 @@ struct noise_guard {
     void *ctx;
     void (*pause)(unsigned ms); /* NULL: sleep */
     /* Learnt and counted as the run goes. */
-    double best; /* fastest calibration seen; 0 before the first */
-    double last; /* the latest calibration */
-    long calibrations, busy, waits;
+    double best;                    /* fastest calibration seen; 0 before the first */
+    double last;                    /* the latest calibration */
+    long calibrations, busy, waits; /* busy: confirmed busy checks */
 };
 
-/* One calibration: true when the machine is quiet (always true if disabled). */
+/* One calibration, and a second when the first is slow: true when the
+ * machine is quiet (always true if disabled). */
 bool noise_guard_check(struct noise_guard *g);
 
 /* Calibrates, pausing while busy, at most max_waits pauses; true when quiet. */
