@@ -37,11 +37,15 @@ static void known_problem(void) {
     CHECK(near(f[7], 3) && near(f[8], 5) && near(f[9], 1) && near(f[10], 2));
     CHECK(near(f[11], 2) && near(f[12], 2) && near(f[13], 1) && near(f[14], 1));
     CHECK(near(f[15], 0) && near(f[16], 0) && near(f[17], 0) && near(f[18], 1));
+    /* 2 * n * k * oh * ow * c * r * s FLOP; k * c * r * s weights */
+    CHECK(near(f[19], log2(2.0 * 4 * 128 * 28 * 14 * 64 * 3 * 5)));
+    CHECK(near(f[20], log2(128.0 * 64 * 3 * 5)));
     p.groups = 64, p.k = 64, p.layout = CONVSEL_LAYOUT_NHWC;
     problem_set_packed_strides(&p);
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
     features_of(&p, 1, f);
     CHECK(near(f[15], 6) && near(f[16], 1) && near(f[17], 1) && near(f[18], 0));
+    CHECK(near(f[19], log2(2.0 * 4 * 64 * 28 * 14 * 1 * 3 * 5)) && near(f[20], log2(64.0 * 15)));
     CHECK(strcmp(feature_names[16], "depthwise") == 0);
 }
 

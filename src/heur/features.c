@@ -4,31 +4,24 @@
 #include <math.h>
 
 const char *const feature_names[FEATURE_COUNT] = {
-    "log2_batch",  "log2_in_channels", "log2_in_h",   "log2_in_w",   "log2_out_channels",
-    "log2_out_h",  "log2_out_w",       "fil_h",       "fil_w",       "pad_h",
-    "pad_w",       "stride_h",         "stride_w",    "dil_h",       "dil_w",
-    "log2_groups", "depthwise",        "layout_nhwc", "log2_threads"};
+    "log2_batch",  "log2_in_channels", "log2_in_h",   "log2_in_w",    "log2_out_channels",
+    "log2_out_h",  "log2_out_w",       "fil_h",       "fil_w",        "pad_h",
+    "pad_w",       "stride_h",         "stride_w",    "dil_h",        "dil_w",
+    "log2_groups", "depthwise",        "layout_nhwc", "log2_threads", "log2_flop",
+    "log2_weights"};
 
 void features_of(const struct conv_problem *p, int threads, float out[FEATURE_COUNT]) {
-    const double values[FEATURE_COUNT] = {log2((double)p->n),
-                                          log2((double)p->c),
-                                          log2((double)p->h),
-                                          log2((double)p->w),
-                                          log2((double)p->k),
-                                          log2((double)p->oh),
-                                          log2((double)p->ow),
-                                          (double)p->r,
-                                          (double)p->s,
-                                          (double)p->pad_h,
-                                          (double)p->pad_w,
-                                          (double)p->stride_h,
-                                          (double)p->stride_w,
-                                          (double)p->dil_h,
-                                          (double)p->dil_w,
-                                          log2((double)p->groups),
-                                          p->groups > 1 && p->groups == p->c ? 1.0 : 0.0,
-                                          p->layout == CONVSEL_LAYOUT_NHWC ? 1.0 : 0.0,
-                                          log2(threads > 0 ? (double)threads : 1.0)};
+    const double values[FEATURE_COUNT] = {
+        log2((double)p->n), log2((double)p->c), log2((double)p->h), log2((double)p->w),
+        log2((double)p->k), log2((double)p->oh), log2((double)p->ow), (double)p->r, (double)p->s,
+        (double)p->pad_h, (double)p->pad_w, (double)p->stride_h, (double)p->stride_w,
+        (double)p->dil_h, (double)p->dil_w, log2((double)p->groups),
+        p->groups > 1 && p->groups == p->c ? 1.0 : 0.0,
+        p->layout == CONVSEL_LAYOUT_NHWC ? 1.0 : 0.0, log2(threads > 0 ? (double)threads : 1.0),
+        /* the work, and the weights a backend reorders
+         * every call: products the MLP would otherwise
+         * have to assemble from the sizes */
+        log2(problem_flops(p)), log2((double)p->w_elems)};
     for (int i = 0; i < FEATURE_COUNT; i++)
         out[i] = (float)values[i];
 }
