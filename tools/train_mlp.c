@@ -146,6 +146,10 @@ double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch,
     const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
     long step = 0;
     for (int epoch = 0; epoch < epochs; epoch++) {
+        /* Cosine decay from lr to lr/20: large steps find the region, small
+         * ones settle in it instead of rattling around the minimum. */
+        const double pi = 3.14159265358979323846;
+        const double rate = lr * (0.05 + 0.95 * 0.5 * (1 + cos(pi * epoch / epochs)));
         for (int e = d->count - 1; e > 0; e--) { /* Fisher-Yates */
             const int k = (int)rng_int(&r, 0, e), tmp = order[e];
             order[e] = order[k], order[k] = tmp;
@@ -167,7 +171,7 @@ double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch,
                 const double gi = grad[i] / measured;
                 mom[i] = (float)(beta1 * mom[i] + (1 - beta1) * gi);
                 vel[i] = (float)(beta2 * vel[i] + (1 - beta2) * gi * gi);
-                m->params[i] -= (float)(lr * (mom[i] / c1) / (sqrt(vel[i] / c2) + eps));
+                m->params[i] -= (float)(rate * (mom[i] / c1) / (sqrt(vel[i] / c2) + eps));
             }
         }
     }

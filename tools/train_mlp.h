@@ -38,8 +38,9 @@ void mlp_free(struct mlp *m);
 /* Predicts out values for one input. */
 void mlp_forward(const struct mlp *m, const float *x, float *y);
 
-/* Trains for `epochs` passes in shuffled minibatches; returns the final
- * masked mean squared error on d. */
+/* Trains for `epochs` passes in shuffled minibatches, the learning rate
+ * decaying from lr to lr/20 (cosine); returns the final masked mean
+ * squared error on d. */
 double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch, float lr,
                  unsigned long long seed);
 
