@@ -1,7 +1,9 @@
 /* cmd_bench.c -- `convsel bench`: every applicable convsel solver, the
  * oracle (the fastest of them per problem) and oneDNN's convolution_auto
  * with NCHW tensors at the API boundary (its reorders inside the timing,
- * weights packed once outside it), on a CSV of problems, in one run.
+ * weights packed once outside it), on a CSV of problems, in one run. The
+ * solvers run as through a handle: on a thread pool, with a plan cache (so
+ * the oneDNN solvers set up once, and reorder the weights every call).
  *
  * Method, for a shared and noisy machine: all variants of a problem run
  * once to warm up (and are verified), then take turns (interleaved rounds)
@@ -21,6 +23,7 @@
 #include "problem_csv.h"
 #include "problem_flags.h"
 #include "solvers/onednn_plan.h"
+#include "solvers/plan_cache.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
 #include "util/rng.h"
@@ -35,7 +38,7 @@ static const char summary[] =
     "Benchmarks every applicable convsel solver, the oracle (the fastest of them per problem)\n"
     "and onednn-auto (oneDNN convolution_auto, NCHW at the boundary, reorders timed, weights\n"
     "packed once) on each problem of FILE, verifies every output, prints GFLOP/s medians and\n"
-    "spread, and what immediate mode (convsel_get_solutions: database, else rules) picks.\n"
+    "spread, and what immediate mode (convsel_get_solutions: database, model, rules) picks.\n"
     "Ends with 'geomean oracle/onednn-auto = X.XX (N problems)', 'geomean immediate/oracle',\n"
     "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster) and 'top1 = A/N'.\n"
     "FILE's header: " PROBLEM_CSV_HEADER " (NCHW).";
@@ -59,6 +62,7 @@ struct bench_state {
     size_t ws_bytes;
     int threads;
     struct thread_pool *pool;
+    struct plan_cache *plans; /* as a handle's: the oneDNN solvers set up once */
 };
 
 static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
@@ -71,7 +75,8 @@ static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
                                     .workspace = b->ws,
                                     .workspace_bytes = b->ws_bytes,
                                     .num_threads = b->threads,
-                                    .pool = b->pool};
+                                    .pool = b->pool,
+                                    .plans = b->plans};
     return v->solver->run(&a);
 }
 
@@ -106,6 +111,7 @@ int cmd_bench(int argc, char **argv) {
     convsel_handle_create(&h);
     convsel_set_num_threads(h, (int)threads); /* the machine signature immediate mode looks up */
     struct thread_pool *pool = thread_pool_create((int)threads);
+    struct plan_cache *plans = plan_cache_create();
     printf("%-28s %8s %-18s %9s %9s %7s %13s  %s\n", "problem", "GFLOP", "oracle solver", "oracle",
            "onednn", "ratio", "spread o/d", "immediate (its GFLOP/s / oracle's)");
     double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0;
@@ -148,7 +154,7 @@ int cmd_bench(int argc, char **argv) {
         if (v[nv].plan != NULL)
             nv++;
         void *ws = ws_bytes ? malloc(ws_bytes) : NULL;
-        struct bench_state b = {&p, x, w, y, ws, ws_bytes, (int)threads, pool};
+        struct bench_state b = {&p, x, w, y, ws, ws_bytes, (int)threads, pool, plans};
         /* The verification baseline first. */
         const struct solver *bs = solver_get(base_id);
         const struct conv_run_args ba = {.p = &p,
@@ -251,6 +257,7 @@ int cmd_bench(int argc, char **argv) {
         fclose(csv);
     convsel_handle_destroy(h);
     thread_pool_destroy(pool);
+    plan_cache_destroy(plans);
     free(rows);
     return rc != EXIT_OK ? rc : failures ? EXIT_FAILED : EXIT_OK;
 }
