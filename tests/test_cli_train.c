@@ -46,6 +46,25 @@ static char *slurp(const char *path) {
     return b;
 }
 
+/* After a train run in `out`: whether `convsel eval --model dir` (the
+ * library's runtime) scores the held-out problems exactly as the trainer
+ * reported. */
+static bool runtime_agrees(const char *db, const char *dir) {
+    char trained[256] = "", evaluated[256] = "", cmd[2048];
+    const char *at = strstr(out, "held-out problems");
+    at = at ? strstr(at, "model     top1 = ") : NULL;
+    if (at)
+        sscanf(at + 10, "%255[^\n]", trained);
+    snprintf(cmd, sizeof cmd, "%s eval --db %s --model %s", test_convsel_bin(), db, dir);
+    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    CHECK(test_contains(out, "eval: ranking model ") && test_contains(out, "/avx512.tn.model"));
+    at = strstr(out, "held-out  top1 = ");
+    if (at)
+        sscanf(at + 10, "%255[^\n]", evaluated);
+    printf("trainer: %s\nruntime: %s\n", trained, evaluated);
+    return trained[0] && strcmp(trained, evaluated) == 0;
+}
+
 int main(void) {
     test_tmpdir("train");
     const char *db = test_tmp_path("perf.db");
@@ -79,19 +98,7 @@ int main(void) {
     CHECK(meta.num_solvers == 2 && strcmp(meta.target, "avx512") == 0);
 
     /* eval --model runs the written files through the runtime: the same scores */
-    char trained[256] = "", evaluated[256] = "";
-    const char *at = strstr(out, "held-out problems");
-    at = at ? strstr(at, "model     top1 = ") : NULL;
-    if (at)
-        sscanf(at + 10, "%255[^\n]", trained);
-    snprintf(args, sizeof args, "%s eval --db %s --model %s", test_convsel_bin(), db, dir_a);
-    CHECK(test_run_command(args, out, sizeof out) == 0);
-    CHECK(test_contains(out, "eval: ranking model ") && test_contains(out, "/avx512.tn.model"));
-    at = strstr(out, "held-out  top1 = ");
-    if (at)
-        sscanf(at + 10, "%255[^\n]", evaluated);
-    printf("trainer: %s\nruntime: %s\n", trained, evaluated);
-    CHECK(trained[0] && strcmp(trained, evaluated) == 0);
+    CHECK(runtime_agrees(db, dir_a));
     snprintf(args, sizeof args, "%s eval --db %s --model %s", test_convsel_bin(), db,
              test_tmp_path("nodir"));
     CHECK(test_run_command(args, out, sizeof out) == 1 &&
@@ -105,6 +112,18 @@ int main(void) {
     snprintf(pb, sizeof pb, "%s/avx512.tn.model", dir_b);
     const char *a = slurp(pa), *b = slurp(pb);
     CHECK(a && b && strcmp(a, b) == 0);
+
+    /* an ensemble: three members side by side and an Average layer, which the
+     * runtime evaluates exactly as the trainer does */
+    snprintf(args, sizeof args, "--db %s --out %s --epochs 40 --ensemble 3", db, dir_b);
+    CHECK(train(args) == 0 && test_contains(out, "model 3/3 (seed 3)") &&
+          test_contains(out, "loaded back: 1 embedded test passed"));
+    CHECK(runtime_agrees(db, dir_b));
+    snprintf(args, sizeof args, "%s/avx512.tn.model", dir_b);
+    const char *ens = slurp(args);
+    CHECK(ens && strstr(ens, "\"Average\"") && strstr(ens, "m2_hidden1"));
+    snprintf(args, sizeof args, "--db %s --out %s --ensemble 9", db, dir_b);
+    CHECK(train(args) == 2 && test_contains(out, "--ensemble in 1..8"));
 
     /* --exclude leaves listed problems out (two of the three exist): 648 - 2 */
     const char *csv = test_tmp_path("suite.csv");

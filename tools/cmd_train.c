@@ -91,13 +91,13 @@ static struct mlp_data split(const struct training *t, bool test, float *x, floa
     return s;
 }
 
-static void evaluate(const struct training *t, const struct mlp *model) {
+static void evaluate(const struct training *t, const struct mlp *members, int count) {
     struct ds_score model_test = {0}, rules_test = {0}, model_train = {0};
     double regret;
     for (int i = 0; i < t->d.n; i++) {
         const struct ds_problem *q = &t->d.v[i];
         float pred[MLP_MAX_OUT];
-        mlp_forward(model, &t->x[(size_t)i * FEATURE_COUNT], pred);
+        mlp_ensemble_forward(members, count, &t->x[(size_t)i * FEATURE_COUNT], pred);
         int rank[MLP_MAX_OUT];
         for (int o = 0; o < t->outputs; o++)
             rank[o] = o;
@@ -127,8 +127,8 @@ static void evaluate(const struct training *t, const struct mlp *model) {
     ds_score_print("model", &model_train);
 }
 
-static bool write_files(const struct training *t, const struct mlp *model, const char *dir,
-                        char *model_path, size_t cap) {
+static bool write_files(const struct training *t, const struct mlp *members, int count,
+                        const char *dir, char *model_path, size_t cap) {
     struct model_metadata meta = {.stats = t->stats, .num_solvers = t->outputs};
     for (int o = 0; o < t->outputs; o++)
         snprintf(meta.solver_names[o], METADATA_NAME_MAX, "%s", solver_get(t->solver_of[o])->name);
@@ -139,7 +139,7 @@ static bool write_files(const struct training *t, const struct mlp *model, const
     snprintf(model_path, cap, "%s/%s.tn.model", dir, meta.target);
     snprintf(meta_path, sizeof meta_path, "%s/%s_metadata.tn.model", dir, meta.target);
     FILE *f = fopen(model_path, "w");
-    bool ok = f && mlp_write_fdeep(model, f, &t->x[0]);
+    bool ok = f && mlp_write_fdeep(members, count, f, &t->x[0]);
     if (f && fclose(f) != 0)
         ok = false;
     char *json = metadata_to_json(&meta);
@@ -157,7 +157,7 @@ static bool write_files(const struct training *t, const struct mlp *model, const
 
 int cmd_train(int argc, char **argv) {
     const char *db_path = NULL, *out_dir = NULL, *machine = NULL, *exclude = NULL;
-    int64_t epochs = 300, hidden = 64, seed = 1;
+    int64_t epochs = 300, hidden = 64, seed = 1, ensemble = 1;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (required)"},
         {NULL, "--out", CLI_STRING, &out_dir, "DIR", "directory for the model files (required)"},
@@ -168,6 +168,8 @@ int cmd_train(int argc, char **argv) {
         {NULL, "--epochs", CLI_INT, &epochs, "E", "passes over the training set (default 300)"},
         {NULL, "--hidden", CLI_INT, &hidden, "H", "units per hidden layer (default 64)"},
         {NULL, "--seed", CLI_INT, &seed, "S", "initialization and shuffling seed (default 1)"},
+        {NULL, "--ensemble", CLI_INT, &ensemble, "K",
+         "average K models trained from seeds S..S+K-1 (default 1)"},
     };
     int rc = cli_parse("train", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
@@ -176,9 +178,12 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "convsel train: --db and --out are required\n");
         return EXIT_USAGE;
     }
-    if (epochs < 1 || epochs > 100000 || hidden < 1 || hidden > MLP_MAX_HIDDEN) {
-        fprintf(stderr, "convsel train: --epochs must be in 1..100000 and --hidden in 1..%d\n",
-                MLP_MAX_HIDDEN);
+    if (epochs < 1 || epochs > 100000 || hidden < 1 || hidden > MLP_MAX_HIDDEN || ensemble < 1 ||
+        ensemble > MLP_MAX_MEMBERS) {
+        fprintf(stderr,
+                "convsel train: --epochs must be in 1..100000, --hidden in 1..%d and --ensemble "
+                "in 1..%d\n",
+                MLP_MAX_HIDDEN, MLP_MAX_MEMBERS);
         return EXIT_USAGE;
     }
     struct stat st;
@@ -200,7 +205,8 @@ int cmd_train(int argc, char **argv) {
         }
         printf("train: --exclude %s: %d problems left out\n", exclude, removed);
     }
-    struct mlp model = {0};
+    struct mlp members[MLP_MAX_MEMBERS] = {{0}};
+    const int count = (int)ensemble;
     const size_t n = (size_t)t.d.n;
     float *xs = malloc(n * FEATURE_COUNT * sizeof *xs), *ys = malloc(n * MLP_MAX_OUT * sizeof *ys);
     bool *ms = malloc(n * MLP_MAX_OUT * sizeof *ms);
@@ -217,18 +223,24 @@ int cmd_train(int argc, char **argv) {
             mean += train.y[i], counted++;
     printf("train: %s: %d problems (%d training, %d held out), %d solvers, %zu records ignored\n",
            t.d.machine, t.d.n, train.count, t.d.n - train.count, t.outputs, t.d.ignored);
-    if (train.count == 0 ||
-        !mlp_init(&model, FEATURE_COUNT, (int)hidden, t.outputs, (unsigned long long)seed,
-                  counted ? (float)(mean / counted) : 0.0f)) {
-        fprintf(stderr, "convsel train: %s\n",
-                train.count ? "out of memory" : "no training problems (all held out)");
+    if (train.count == 0) {
+        fprintf(stderr, "convsel train: no training problems (all held out)\n");
         goto done;
     }
-    const double loss = mlp_train(&model, &train, (int)epochs, 32, 2e-3f, (unsigned long long)seed);
-    printf("train: %lld epochs, training loss %.4f (mean squared error of log2 ms)\n",
-           (long long)epochs, loss);
+    for (int i = 0; i < count; i++) {
+        const unsigned long long member_seed = (unsigned long long)(seed + i);
+        if (!mlp_init(&members[i], FEATURE_COUNT, (int)hidden, t.outputs, member_seed,
+                      counted ? (float)(mean / counted) : 0.0f)) {
+            fprintf(stderr, "convsel train: out of memory\n");
+            goto done;
+        }
+        const double loss = mlp_train(&members[i], &train, (int)epochs, 32, 2e-3f, member_seed);
+        printf("train: model %d/%d (seed %llu): %lld epochs, training loss %.4f (mean squared "
+               "error of log2 ms)\n",
+               i + 1, count, member_seed, (long long)epochs, loss);
+    }
     char model_path[4200];
-    if (!write_files(&t, &model, out_dir, model_path, sizeof model_path))
+    if (!write_files(&t, members, count, out_dir, model_path, sizeof model_path))
         goto done;
     struct nn_model *loaded = NULL;
     char nerr[NN_ERROR_MAX];
@@ -238,10 +250,11 @@ int cmd_train(int argc, char **argv) {
     }
     printf("loaded back: %zu embedded test passed\n", nn_model_num_tests(loaded));
     nn_model_free(loaded);
-    evaluate(&t, &model);
+    evaluate(&t, members, count);
     rc = EXIT_OK;
 done:
-    mlp_free(&model);
+    for (int i = 0; i < count; i++)
+        mlp_free(&members[i]);
     free(xs), free(ys), free(ms);
     free(t.x), free(t.y), free(t.mask);
     dataset_free(&t.d);

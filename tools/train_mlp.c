@@ -203,18 +203,55 @@ static void write_dense_layer(FILE *f, const char *name, int units, const char *
             name, name, units, activation, from);
 }
 
-bool mlp_write_fdeep(const struct mlp *m, FILE *f, const float *test_x) {
+void mlp_ensemble_forward(const struct mlp *members, int count, const float *x, float *y) {
+    float one[MLP_MAX_OUT];
+    for (int j = 0; j < members[0].out; j++)
+        y[j] = 0.0f;
+    for (int i = 0; i < count; i++) {
+        mlp_forward(&members[i], x, one);
+        for (int j = 0; j < members[0].out; j++)
+            y[j] += one[j];
+    }
+    for (int j = 0; j < members[0].out; j++)
+        y[j] /= (float)count;
+}
+
+/* Layer names: "hidden1", "hidden2", "log2_ms" for a single model;
+ * "m<i>_hidden1", ... per member of an ensemble, whose Average layer is
+ * "log2_ms". */
+static void layer_name(char *buf, size_t cap, int count, int member, const char *what) {
+    if (count == 1)
+        snprintf(buf, cap, "%s", what);
+    else
+        snprintf(buf, cap, "m%d_%s", member, what);
+}
+
+bool mlp_write_fdeep(const struct mlp *members, int count, FILE *f, const float *test_x) {
+    const struct mlp *m = &members[0];
     float y[MLP_MAX_OUT];
-    mlp_forward(m, test_x, y);
+    mlp_ensemble_forward(members, count, test_x, y);
     fprintf(f, "{\"architecture\":{\"class_name\":\"Functional\",\"keras_version\":\"2.11.0\","
                "\"config\":{\"name\":\"convsel_ranking\",\"layers\":[");
     fprintf(f,
             "{\"class_name\":\"InputLayer\",\"name\":\"features\",\"config\":{\"name\":"
             "\"features\",\"batch_input_shape\":[null,%d]},\"inbound_nodes\":[]}",
             m->in);
-    write_dense_layer(f, "hidden1", m->hidden, "relu", "features");
-    write_dense_layer(f, "hidden2", m->hidden, "relu", "hidden1");
-    write_dense_layer(f, "log2_ms", m->out, "linear", "hidden2");
+    char h1[32], h2[32], out[32];
+    for (int i = 0; i < count; i++) {
+        layer_name(h1, sizeof h1, count, i, "hidden1");
+        layer_name(h2, sizeof h2, count, i, "hidden2");
+        layer_name(out, sizeof out, count, i, "log2_ms");
+        write_dense_layer(f, h1, m->hidden, "relu", "features");
+        write_dense_layer(f, h2, m->hidden, "relu", h1);
+        write_dense_layer(f, out, m->out, "linear", h2);
+    }
+    if (count > 1) {
+        fprintf(f, ",{\"class_name\":\"Average\",\"name\":\"log2_ms\",\"config\":{\"name\":"
+                   "\"log2_ms\"},\"inbound_nodes\":[[");
+        for (int i = 0; i < count; i++)
+            fprintf(f, "%s[\"m%d_log2_ms\",0,0,{}]", i ? "," : "", i);
+        fprintf(f, "]]}");
+    }
     fprintf(f, "],\"input_layers\":[[\"features\",0,0]],\"output_layers\":[[\"log2_ms\",0,0]]}},"
                "\"image_data_format\":\"channels_last\",");
     fprintf(f, "\"input_shapes\":[[%d]],\"output_shapes\":[[%d]],", m->in, m->out);
@@ -223,21 +260,25 @@ bool mlp_write_fdeep(const struct mlp *m, FILE *f, const float *test_x) {
     fprintf(f, "}],\"outputs\":[{\"shape\":[%d],\"values\":", m->out);
     write_floats(f, y, (size_t)m->out);
     fprintf(f, "}]}],\"trainable_params\":{");
-    const struct {
-        const char *name;
-        const float *w, *b;
-        size_t nw, nb;
-    } layers[3] = {
-        {"hidden1", m->w1, m->b1, (size_t)m->in * m->hidden, (size_t)m->hidden},
-        {"hidden2", m->w2, m->b2, (size_t)m->hidden * m->hidden, (size_t)m->hidden},
-        {"log2_ms", m->w3, m->b3, (size_t)m->hidden * m->out, (size_t)m->out},
-    };
-    for (int l = 0; l < 3; l++) {
-        fprintf(f, "%s\"%s\":{\"weights\":", l ? "," : "", layers[l].name);
-        write_floats(f, layers[l].w, layers[l].nw);
-        fprintf(f, ",\"bias\":");
-        write_floats(f, layers[l].b, layers[l].nb);
-        fputc('}', f);
+    for (int i = 0; i < count; i++) {
+        const struct mlp *e = &members[i];
+        const struct {
+            const char *what;
+            const float *w, *b;
+            size_t nw, nb;
+        } layers[3] = {
+            {"hidden1", e->w1, e->b1, (size_t)e->in * e->hidden, (size_t)e->hidden},
+            {"hidden2", e->w2, e->b2, (size_t)e->hidden * e->hidden, (size_t)e->hidden},
+            {"log2_ms", e->w3, e->b3, (size_t)e->hidden * e->out, (size_t)e->out},
+        };
+        for (int l = 0; l < 3; l++) {
+            layer_name(out, sizeof out, count, i, layers[l].what);
+            fprintf(f, "%s\"%s\":{\"weights\":", i || l ? "," : "", out);
+            write_floats(f, layers[l].w, layers[l].nw);
+            fprintf(f, ",\"bias\":");
+            write_floats(f, layers[l].b, layers[l].nb);
+            fputc('}', f);
+        }
     }
     fprintf(f, "}}\n");
     return !ferror(f);

@@ -49,8 +49,17 @@ double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch,
 /* Masked mean squared error of m on d. */
 double mlp_loss(const struct mlp *m, const struct mlp_data *d);
 
-/* Writes m as a frugally-deep (tf.keras 2 functional) model with one
- * embedded test: test_x -> m's own prediction. */
-bool mlp_write_fdeep(const struct mlp *m, FILE *f, const float *test_x);
+/* The mean of `count` models' predictions (an ensemble: members trained
+ * from different seeds disagree where the data say little, and their mean
+ * errs less than any one of them). */
+void mlp_ensemble_forward(const struct mlp *members, int count, const float *x, float *y);
+
+/* Writes the ensemble (count 1: the one model) as a frugally-deep (tf.keras
+ * 2 functional) model -- each member's Dense layers side by side and an
+ * Average layer over their outputs -- with one embedded test: test_x -> the
+ * trainer's own prediction. */
+bool mlp_write_fdeep(const struct mlp *members, int count, FILE *f, const float *test_x);
+
+#define MLP_MAX_MEMBERS 8
 
 #endif
