@@ -85,6 +85,7 @@ int main(void) {
     CHECK(test_contains(out, want));
     snprintf(want, sizeof want, "geomean regret = %.3f\n", sqrt(2.0));
     CHECK(test_contains(out, want));
+    CHECK(test_contains(out, "within 5% = 1/2 (50.0%)")); /* the hit; the miss is 2x */
     CHECK(test_contains(out, "2.00x") && test_contains(out, "gemm_1x1, fastest im2col_gemm"));
     CHECK(test_contains(out, "ignored: 1 records of unknown solvers"));
     CHECK(test_contains(out, "held-out  top1 = "));

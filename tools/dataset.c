@@ -161,13 +161,16 @@ int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank
     s->top1 += pick == q->fastest;
     *regret = q->ms[pick] / q->ms[q->fastest];
     s->log_regret += log(*regret);
+    s->within5 += *regret <= 1.05;
     return pick;
 }
 
 void ds_score_print(const char *label, const struct ds_score *s) {
-    printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  geomean regret = %.3f\n", label,
-           s->top1, s->n, s->n ? 100.0 * s->top1 / s->n : 0, s->top3, s->n,
-           s->n ? 100.0 * s->top3 / s->n : 0, s->n ? exp(s->log_regret / s->n) : 1.0);
+    const double n = s->n ? s->n : 1;
+    printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  within 5%% = %d/%d (%.1f%%)  "
+           "geomean regret = %.3f\n",
+           label, s->top1, s->n, 100.0 * s->top1 / n, s->top3, s->n, 100.0 * s->top3 / n,
+           s->within5, s->n, 100.0 * s->within5 / n, s->n ? exp(s->log_regret / s->n) : 1.0);
 }
 
 int dataset_exclude_csv(struct dataset *d, const char *command, const char *csv_path) {

@@ -42,10 +42,11 @@ int dataset_exclude_csv(struct dataset *d, const char *command, const char *csv_
  * in five in the test set, whatever order or shard it was measured in. */
 bool dataset_is_test(const char *key);
 
-/* How well a ranking did on problems: top-1, top-3, and the sum of
- * log(time of its first measured solver / fastest). */
+/* How well a ranking did on problems: top-1, top-3, picks within 5 % of
+ * the fastest (where top-1 is a coin toss between near-equal solvers),
+ * and the sum of log(time of its first measured solver / fastest). */
 struct ds_score {
-    int n, top1, top3;
+    int n, top1, top3, within5;
     double log_regret;
 };
 
@@ -55,7 +56,7 @@ struct ds_score {
 int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank, int n_rank,
                  double *regret);
 
-/* "<label> top1 = A/N (x%)  top3 = B/N (y%)  geomean regret = R" */
+/* "<label> top1 = A/N (x%)  top3 = B/N (y%)  within 5% = C/N (z%)  geomean regret = R" */
 void ds_score_print(const char *label, const struct ds_score *s);
 
 #endif
