@@ -50,7 +50,8 @@ static bool check(enum cpu_isa isa, size_t m, size_t n, size_t k, bool trans,
 int main(void) {
     struct rng g = rng_seed(21);
     struct thread_pool *pool = thread_pool_create(3);
-    const size_t ms[] = {1, 5, 8, 9, 17, 64};
+    /* m >= 3 row blocks with n < m: the threads split rows (100: a short last block) */
+    const size_t ms[] = {1, 5, 8, 9, 17, 64, 100, 200};
     const size_t ns[] = {1, 7, 16, 31, 33, 100};
     const size_t ks[] = {1, 3, 255, 256, 257, 600};
     int checked = 0;
@@ -59,11 +60,11 @@ int main(void) {
             printf("%s: not supported by this CPU, not tested\n", cpu_isa_name((enum cpu_isa)isa));
             continue;
         }
-        for (size_t a = 0; a < 6; a++)
-            for (size_t b = 0; b < 6; b++)
-                for (size_t c = 0; c < 6; c++) {
+        for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
+            for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
+                for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
                     CHECK(check((enum cpu_isa)isa, ms[a], ns[b], ks[c], (a + b + c) % 2, NULL, &g));
-                    if ((a + b + c) % 3 == 0)
+                    if ((a + b + c) % 3 == 0 || a >= 6) /* every big-m shape on the pool */
                         CHECK(check((enum cpu_isa)isa, ms[a], ns[b], ks[c], (a + b) % 2, pool, &g));
                 }
         checked++;

@@ -9,7 +9,8 @@
  * 8 x 32, 16 accumulators; AVX2: 6 x 16, 12 of its 16 registers; 12 x 32
  * measured no faster here). The rows macros go up to 14. Edge tiles are
  * computed into a scratch tile and copied. Threads take disjoint column
- * ranges of C (multiples of NR), so they share nothing but A and B. */
+ * ranges of C (multiples of NR), or disjoint row ranges when C has fewer
+ * columns than rows, so they share nothing but A and B. */
 #include "solvers/kernels/sgemm.h"
 
 #include <pthread.h>
@@ -40,12 +41,13 @@ static void pack_b(const struct sgemm_args *g, size_t p0, size_t kc, size_t j0, 
     }
 }
 
-/* Packs rows [0, m) of columns [p0, p0+kc) of A into MR-tall panels:
- * panel holds kc columns of MR floats (zero beyond row m). */
-static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t mr, float *out) {
-    for (size_t i0 = 0; i0 < g->m; i0 += mr) {
-        const size_t h = g->m - i0 < mr ? g->m - i0 : mr;
-        float *panel = out + i0 * kc;
+/* Packs rows [r0, r1) of columns [p0, p0+kc) of A into MR-tall panels:
+ * panel holds kc columns of MR floats (zero beyond row r1). */
+static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t r0, size_t r1,
+                   size_t mr, float *out) {
+    for (size_t i0 = r0; i0 < r1; i0 += mr) {
+        const size_t h = r1 - i0 < mr ? r1 - i0 : mr;
+        float *panel = out + (i0 - r0) * kc;
         for (size_t p = 0; p < kc; p++)
             for (size_t i = 0; i < mr; i++) {
                 float v = 0.0f;
@@ -195,22 +197,22 @@ static struct buffers *thread_buffers(void) {
 struct job {
     const struct sgemm_args *g;
     const struct variant *v;
-    size_t n_panels; /* column panels of NR */
+    bool by_rows; /* tasks are blocks of ROW_BLOCK rows, else NR-wide column panels */
 };
 
-/* Computes the columns of C in panels [begin, end). */
-static void run_panels(void *ctx, size_t begin, size_t end) {
-    const struct job *jb = ctx;
-    const struct sgemm_args *g = jb->g;
-    const struct variant *v = jb->v;
+/* Rows of C per task when the threads split A's rows. */
+#define ROW_BLOCK 32
+
+/* Computes the tile rows [r0, r1) x columns [j0, j0 + nc) of C. */
+static void run_tile(const struct sgemm_args *g, const struct variant *v, size_t r0, size_t r1,
+                     size_t j0, size_t nc) {
     const size_t mr = v->mr, nr = v->nr;
-    const size_t j0 = begin * nr, nc = (end * nr < g->n ? end * nr : g->n) - j0;
-    const size_t m_pad = (g->m + mr - 1) / mr * mr, nc_pad = (nc + nr - 1) / nr * nr;
+    const size_t m_pad = (r1 - r0 + mr - 1) / mr * mr, nc_pad = (nc + nr - 1) / nr * nr;
     struct buffers *bf = thread_buffers();
     float *pa = bf ? grow(&bf->a, &bf->a_cap, m_pad * KC) : NULL;
     float *pb = bf ? grow(&bf->b, &bf->b_cap, nc_pad * KC) : NULL;
     if (pa == NULL || pb == NULL) { /* no buffers: slow but correct, unpacked */
-        for (size_t i = 0; i < g->m; i++)
+        for (size_t i = r0; i < r1; i++)
             for (size_t j = j0; j < j0 + nc; j++) {
                 float sum = 0.0f;
                 for (size_t p = 0; p < g->k; p++)
@@ -224,24 +226,38 @@ static void run_panels(void *ctx, size_t begin, size_t end) {
     for (size_t p0 = 0; p0 < g->k; p0 += KC) {
         const size_t kc = g->k - p0 < KC ? g->k - p0 : KC;
         pack_b(g, p0, kc, j0, nc, nr, pb);
-        pack_a(g, p0, kc, mr, pa);
+        pack_a(g, p0, kc, r0, r1, mr, pa);
         const bool acc = p0 > 0;
         for (size_t q = 0; q < nc; q += nr)
-            for (size_t i0 = 0; i0 < g->m; i0 += mr) {
-                const size_t h = g->m - i0 < mr ? g->m - i0 : mr;
+            for (size_t i0 = r0; i0 < r1; i0 += mr) {
+                const size_t h = r1 - i0 < mr ? r1 - i0 : mr;
                 const size_t w = nc - q < nr ? nc - q : nr;
                 float *c = g->c + i0 * g->ldc + j0 + q;
+                const float *a = pa + (i0 - r0) * kc;
                 if (h == mr && w == nr) {
-                    v->ukernel(kc, pa + i0 * kc, pb + q * kc, c, g->ldc, acc);
+                    v->ukernel(kc, a, pb + q * kc, c, g->ldc, acc);
                     continue;
                 }
                 /* an edge tile: compute it whole, keep the valid part */
                 for (size_t i = 0; i < h; i++)
                     memcpy(edge + i * nr, c + i * g->ldc, w * sizeof *c);
-                v->ukernel(kc, pa + i0 * kc, pb + q * kc, edge, nr, acc);
+                v->ukernel(kc, a, pb + q * kc, edge, nr, acc);
                 for (size_t i = 0; i < h; i++)
                     memcpy(c + i * g->ldc, edge + i * nr, w * sizeof *c);
             }
+    }
+}
+
+static void run_tasks(void *ctx, size_t begin, size_t end) {
+    const struct job *jb = ctx;
+    const struct sgemm_args *g = jb->g;
+    if (jb->by_rows) {
+        const size_t r1 = end * ROW_BLOCK < g->m ? end * ROW_BLOCK : g->m;
+        run_tile(g, jb->v, begin * ROW_BLOCK, r1, 0, g->n);
+    } else {
+        const size_t j0 = begin * jb->v->nr;
+        const size_t j1 = end * jb->v->nr < g->n ? end * jb->v->nr : g->n;
+        run_tile(g, jb->v, 0, g->m, j0, j1 - j0);
     }
 }
 
@@ -253,8 +269,17 @@ static void run(const struct variant *v, const struct sgemm_args *g, struct thre
             memset(g->c + i * g->ldc, 0, g->n * sizeof *g->c);
         return;
     }
-    struct job jb = {g, v, (g->n + v->nr - 1) / v->nr};
-    thread_pool_parallel_for(pool, jb.n_panels, run_panels, &jb);
+    /* Every task packs the whole of the operand it does not split: column
+     * tasks each pack all of A, row tasks all of B. So split the larger
+     * one's partner: with few columns (a 7x7 map: n = 49) and many rows,
+     * splitting the columns would pack A once per thread for little work. */
+    const size_t col_tasks = (g->n + v->nr - 1) / v->nr;
+    const size_t row_tasks = (g->m + ROW_BLOCK - 1) / ROW_BLOCK;
+    const size_t threads = (size_t)(pool ? thread_pool_threads(pool) : 1);
+    struct job jb = {g, v, g->n < g->m && row_tasks >= threads};
+    if (col_tasks < threads && row_tasks >= threads)
+        jb.by_rows = true;
+    thread_pool_parallel_for(pool, jb.by_rows ? row_tasks : col_tasks, run_tasks, &jb);
 }
 
 bool sgemm_variant(enum cpu_isa isa, const struct sgemm_args *g, struct thread_pool *pool) {
