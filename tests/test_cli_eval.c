@@ -90,6 +90,30 @@ int main(void) {
     CHECK(test_contains(out, "ignored: 1 records of unknown solvers"));
     CHECK(test_contains(out, "held-out  top1 = "));
 
+    /* --misses lists exactly the held-out problems whose pick is not the
+     * fastest: 24 1x1 problems where the rules' gemm_1x1 is the slower one
+     * (one in five is held out, by a hash of the key) */
+    const char *miss_db = test_tmp_path("misses.db");
+    struct perfdb *mdb = perfdb_open(miss_db, false, 0, err, sizeof err);
+    CHECK(mdb != NULL);
+    for (int64_t c = 4; mdb && c <= 96; c += 4) {
+        const struct conv_problem q = make(c, 1, 1);
+        put(mdb, &q, "gemm_1x1", 2.0);
+        put(mdb, &q, "im2col_gemm", 1.0);
+    }
+    perfdb_close(mdb);
+    snprintf(args, sizeof args, "--db %s --misses", miss_db);
+    CHECK(eval(args) == 0);
+    int held_n = -1, held_top1 = -1, listed = 0;
+    const char *h = strstr(out, "held-out  top1 = ");
+    if (h)
+        sscanf(h, "held-out  top1 = %d/%d", &held_top1, &held_n);
+    for (const char *at = strstr(out, "miss "); at; at = strstr(at + 1, "miss "))
+        listed++;
+    printf("held out: %d, misses listed: %d\n", held_n, listed);
+    CHECK(held_n > 0 && held_top1 == 0 && listed == held_n);
+    CHECK(test_contains(out, "gemm_1x1 2.0000 ms, fastest im2col_gemm 1.0000 ms"));
+
     snprintf(args, sizeof args, "--db %s --machine avx2-8c-8t", path);
     CHECK(eval(args) == 1 && test_contains(out, "no measured problems for machine avx2-8c-8t"));
     snprintf(args, sizeof args, "--db %s --ranking model", path);

@@ -71,12 +71,15 @@ static int score(struct ds_score *t, const struct ds_problem *q, const struct ra
 
 int cmd_eval(int argc, char **argv) {
     const char *db_path = NULL, *model_dir = NULL, *machine = NULL;
+    bool misses = false;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (default $CONVSEL_DB)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",
          "machine signature, e.g. avx512-2c-2t (default: the only one)"},
         {NULL, "--model", CLI_STRING, &model_dir, "DIR",
          "score the model in DIR (default: score the rules)"},
+        {NULL, "--misses", CLI_SWITCH, &misses, "",
+         "list every held-out problem whose pick is not the fastest"},
     };
     int rc = cli_parse("eval", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
@@ -113,8 +116,13 @@ int cmd_eval(int argc, char **argv) {
         const int pick = score(&all, &d.v[i], model, d.threads, &regret);
         if (pick < 0)
             continue;
-        if (dataset_is_test(d.v[i].key))
+        if (dataset_is_test(d.v[i].key)) {
             score(&held_out, &d.v[i], model, d.threads, &regret);
+            if (misses && pick != d.v[i].fastest)
+                printf("miss %6.2fx  %s: %s %.4f ms, fastest %s %.4f ms\n", regret, d.v[i].key,
+                       solver_get(pick)->name, d.v[i].ms[pick], solver_get(d.v[i].fastest)->name,
+                       d.v[i].ms[d.v[i].fastest]);
+        }
         fastest[d.v[i].fastest]++;
         chosen[pick]++;
         note_worst(worst, regret, &d.v[i], pick);
