@@ -117,5 +117,6 @@ int main(void) {
     cache_alone();
     through_the_api("onednn_direct");
     through_the_api("onednn_winograd");
+    through_the_api("onednn_gemm");
     return test_finish("test_plan_cache");
 }

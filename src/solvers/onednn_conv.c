@@ -1,5 +1,6 @@
 /* onednn_conv.c -- solvers backed by oneDNN 2.6 (Debian libdnnl-dev):
- * direct and Winograd F(4x4,3x3). oneDNN computes in its own blocked
+ * direct and Winograd F(4x4,3x3) in oneDNN's blocked layouts, and its
+ * GEMM-based convolution on the caller's own NCHW layout. oneDNN computes in its own blocked
  * layouts; the reorders from the caller's NCHW/NHWC tensors and back are
  * part of each call (as an application with an NCHW API would pay them),
  * and so is packing the weights (each call reorders the caller's weights:
@@ -17,7 +18,7 @@
 #include "util/cpu.h"
 
 /* Their plans are cached under their own addresses. */
-extern const struct solver solver_onednn_direct, solver_onednn_winograd;
+extern const struct solver solver_onednn_direct, solver_onednn_winograd, solver_onednn_gemm;
 
 static size_t no_workspace(const struct conv_problem *p) {
     (void)p;
@@ -82,6 +83,19 @@ static convsel_status_t run_with(const struct conv_run_args *a, const struct sol
     return st;
 }
 
+/* oneDNN runs an NCHW problem with KCRS weights in place as im2col + its
+ * JIT GEMM (x64:gemm:jit) for every shape; other plain layouts fall, for
+ * many shapes, to its reference code. */
+static bool gemm_applicable(const struct conv_problem *p, const char **reason) {
+    if (!p->packed || p->layout != CONVSEL_LAYOUT_NCHW || p->filter_layout != CONVSEL_FILTER_KCRS)
+        return refuse(reason, "onednn_gemm needs packed NCHW tensors and KCRS weights");
+    return true;
+}
+
+static convsel_status_t gemm_run(const struct conv_run_args *a) {
+    return run_with(a, &solver_onednn_gemm, ONEDNN_GEMM);
+}
+
 static convsel_status_t direct_run(const struct conv_run_args *a) {
     return run_with(a, &solver_onednn_direct, ONEDNN_DIRECT);
 }
@@ -109,4 +123,15 @@ const struct solver solver_onednn_winograd = {
     .is_applicable = winograd_applicable,
     .workspace_size = no_workspace,
     .run = winograd_run,
+};
+
+const struct solver solver_onednn_gemm = {
+    .name = "onednn_gemm",
+    .description = "oneDNN im2col + JIT GEMM on the caller's NCHW tensors and KCRS weights "
+                   "(no reorders, no weight packing)",
+    /* fp32 accumulation over c/g*r*s terms, like im2col_gemm */
+    .tolerance = 1e-4,
+    .is_applicable = gemm_applicable,
+    .workspace_size = no_workspace,
+    .run = gemm_run,
 };

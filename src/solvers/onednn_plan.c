@@ -42,9 +42,9 @@ static bool user_mds(const struct conv_problem *p, dnnl_memory_desc_t *x, dnnl_m
 }
 
 static dnnl_alg_kind_t alg_kind(enum onednn_alg alg) {
-    return alg == ONEDNN_DIRECT     ? dnnl_convolution_direct
-           : alg == ONEDNN_WINOGRAD ? dnnl_convolution_winograd
-                                    : dnnl_convolution_auto;
+    return alg == ONEDNN_DIRECT || alg == ONEDNN_GEMM ? dnnl_convolution_direct
+           : alg == ONEDNN_WINOGRAD                   ? dnnl_convolution_winograd
+                                                      : dnnl_convolution_auto;
 }
 
 /* The convolution's primitive descriptor for p with alg, in the layouts
@@ -56,9 +56,13 @@ static bool make_pd(const struct conv_problem *p, enum onednn_alg alg, dnnl_prim
     if (engine_status != dnnl_success || !user_mds(p, &ux, &uw, &uy))
         return false;
     const dnnl_dims_t any4x = {p->n, p->c, p->h, p->w}, any4y = {p->n, p->k, p->oh, p->ow};
-    dnnl_memory_desc_init_by_tag(&ax, 4, any4x, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&ay, 4, any4y, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&aw, uw.ndims, uw.dims, dnnl_f32, dnnl_format_tag_any);
+    if (alg == ONEDNN_GEMM) { /* the caller's layouts, as they are */
+        ax = ux, aw = uw, ay = uy;
+    } else {
+        dnnl_memory_desc_init_by_tag(&ax, 4, any4x, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&ay, 4, any4y, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&aw, uw.ndims, uw.dims, dnnl_f32, dnnl_format_tag_any);
+    }
     /* oneDNN counts dilation from 0 and wants the right padding that makes
      * the output size come out exactly (it may be negative). */
     const dnnl_dims_t strides = {p->stride_h, p->stride_w};
@@ -68,10 +72,24 @@ static bool make_pd(const struct conv_problem *p, enum onednn_alg alg, dnnl_prim
         (p->oh - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1 - p->h - p->pad_h,
         (p->ow - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1 - p->w - p->pad_w};
     dnnl_convolution_desc_t cd;
-    return dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg_kind(alg),
-                                                      &ax, &aw, NULL, &ay, strides, dilates, pad_l,
-                                                      pad_r) == dnnl_success &&
-           dnnl_primitive_desc_create(pd, &cd, NULL, engine, NULL) == dnnl_success;
+    if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg_kind(alg), &ax,
+                                                   &aw, NULL, &ay, strides, dilates, pad_l,
+                                                   pad_r) != dnnl_success ||
+        dnnl_primitive_desc_create(pd, &cd, NULL, engine, NULL) != dnnl_success) {
+        *pd = NULL;
+        return false;
+    }
+    /* In plain layouts oneDNN falls back to its reference code where its
+     * GEMM path does not apply: orders of magnitude slower, never wanted. */
+    const char *impl = NULL;
+    if (alg == ONEDNN_GEMM &&
+        (dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
+         impl == NULL || strstr(impl, "ref") != NULL)) {
+        dnnl_primitive_desc_destroy(*pd);
+        *pd = NULL;
+        return false;
+    }
+    return true;
 }
 
 /* ---------------------------- applicability ---------------------------- */

@@ -7,7 +7,12 @@
 
 #include "core/problem.h"
 
-enum onednn_alg { ONEDNN_DIRECT, ONEDNN_WINOGRAD, ONEDNN_AUTO };
+/* DIRECT, WINOGRAD, AUTO: oneDNN's algorithms in the layouts it prefers
+ * (reorders around them). GEMM: direct convolution with every tensor in
+ * the caller's plain layout, which oneDNN runs as im2col + its own JIT
+ * GEMM: no reorders, no weight packing (a plan that would fall to oneDNN's
+ * reference code is refused). */
+enum onednn_alg { ONEDNN_DIRECT, ONEDNN_WINOGRAD, ONEDNN_AUTO, ONEDNN_GEMM };
 
 struct onednn_plan;
 

@@ -11,6 +11,7 @@ extern const struct solver solver_gemm_1x1_strided;
 extern const struct solver solver_grouped_gemm;
 extern const struct solver solver_im2col_gemm;
 extern const struct solver solver_onednn_direct;
+extern const struct solver solver_onednn_gemm;
 extern const struct solver solver_onednn_winograd;
 extern const struct solver solver_reference;
 extern const struct solver solver_winograd_f4x3;
@@ -26,6 +27,7 @@ static const struct solver *const registry[] = {
     &solver_im2col_gemm,
     &solver_onednn_direct,
     &solver_onednn_winograd,
+    &solver_onednn_gemm,
     &solver_reference,
 };
 // clang-format on
