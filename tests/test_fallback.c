@@ -35,7 +35,9 @@ static const char *choice(int64_t n, int64_t c, int64_t hw, int64_t k, int64_t f
 int main(void) {
     const convsel_filter_layout_t kcrs = CONVSEL_FILTER_KCRS, krsc = CONVSEL_FILTER_KRSC;
     CHECK(strcmp(choice(1, 32, 112, 32, 3, 1, 1, 1, 32, kcrs), "depthwise") == 0);
-    CHECK(strcmp(choice(1, 64, 56, 256, 1, 0, 1, 1, 1, kcrs), "gemm_1x1") == 0);
+    CHECK(strcmp(choice(1, 64, 56, 256, 1, 0, 1, 1, 1, kcrs), "onednn_gemm") == 0);
+    /* oneDNN's GEMM path takes only KCRS weights here: convsel's own GEMM takes KRSC */
+    CHECK(strcmp(choice(1, 64, 56, 256, 1, 0, 1, 1, 1, krsc), "gemm_1x1") == 0);
     CHECK(strcmp(choice(1, 64, 56, 64, 3, 1, 1, 1, 1, kcrs), "onednn_winograd") == 0);
     /* oneDNN's Winograd refuses KRSC weights: convsel's own takes it */
     CHECK(strcmp(choice(1, 64, 56, 64, 3, 1, 1, 1, 1, krsc), "winograd_f4x3") == 0);

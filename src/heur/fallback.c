@@ -5,7 +5,9 @@
  *   - depthwise (groups = channels) runs on the depthwise solver: as a GEMM
  *     it falls to ~1% of peak;
  *   - a 1x1 convolution with stride 1 and no padding is a plain GEMM on
- *     the input, no layout change;
+ *     the input, no layout change: oneDNN's JIT GEMM on the caller's
+ *     NCHW tensors where it applies (its GEMM is the faster one today),
+ *     else convsel's;
  *   - 3x3, stride 1, dilation 1 with enough channels to amortize the
  *     transforms (64 in and out) is Winograd's case (2.25-4x fewer
  *     multiplications), oneDNN's where it applies (its kernels are faster
@@ -36,7 +38,7 @@ int heur_rules_solver(const struct conv_problem *p) {
     if (depthwise)
         prefer[0] = "depthwise";
     else if (one_by_one)
-        prefer[0] = "gemm_1x1";
+        prefer[0] = "onednn_gemm", prefer[1] = "gemm_1x1";
     else if (winograd_shape)
         prefer[0] = "onednn_winograd", prefer[1] = "winograd_f4x3";
     prefer[2] = "onednn_direct";
