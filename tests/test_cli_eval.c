@@ -1,8 +1,8 @@
 /* test_cli_eval.c -- `convsel eval` on a database whose answers are known:
  * the rules rank gemm_1x1 first among the measured solvers of a 1x1 problem
- * where im2col_gemm was twice as fast (a miss, regret 2), and depthwise for a depthwise problem where it
- * was fastest (a hit, regret 1): top1 = 1/2, geomean regret = sqrt(2).
- * Plus the machine filter and the errors. */
+ * where im2col_gemm was twice as fast (a miss, regret 2), and depthwise for a depthwise problem
+ * where it was fastest (a hit, regret 1): top1 = 1/2, geomean regret = sqrt(2). Plus the machine
+ * filter and the errors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
