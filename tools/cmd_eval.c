@@ -15,7 +15,6 @@
 #include "cli.h"
 #include "dataset.h"
 #include "heur/ranking_model.h"
-#include "heur/select.h"
 
 static const char summary[] =
     "Scores a ranking against the measurements in a performance database: for every\n"
@@ -43,30 +42,12 @@ static void note_worst(struct worst w[5], double regret, const struct ds_problem
              solver_get(pick)->name, solver_get(q->fastest)->name);
 }
 
-/* Scores the rules, or the model when there is one, on q; returns the
- * solver ranked first among the measured, or -1. */
-static int score(struct ds_score *t, const struct ds_problem *q, const struct ranking_model *m,
-                 int threads, double *regret) {
-    int rank[SOLVER_MAX], n = 0;
-    if (m) {
-        double ms[SOLVER_MAX];
-        if (ranking_model_predict(m, &q->p, threads, ms) <= 0)
-            return -1;
-        for (int id = 0; id < solver_count(); id++)
-            if (ms[id] >= 0)
-                rank[n++] = id;
-        for (int a = 1; a < n; a++) /* insertion sort by predicted time */
-            for (int b = a; b > 0 && ms[rank[b]] < ms[rank[b - 1]]; b--) {
-                const int tmp = rank[b];
-                rank[b] = rank[b - 1], rank[b - 1] = tmp;
-            }
-    } else {
-        struct heur_choice c[SOLVER_MAX];
-        n = heur_rank_rules(&q->p, c, SOLVER_MAX);
-        for (int i = 0; i < n; i++)
-            rank[i] = c[i].solver;
-    }
-    return ds_score_add(t, q, rank, n, regret);
+/* The ranking scored: the model's when there is one, else the rules'.
+ * Returns how many solvers ids[] holds (-1: the prediction failed). */
+static int ranking_of(const struct ds_problem *q, const struct ranking_model *m, int threads,
+                      int ids[SOLVER_MAX]) {
+    double ms[SOLVER_MAX];
+    return m ? ranking_model_rank(m, &q->p, threads, ids, ms) : ds_rules_ranking(&q->p, ids);
 }
 
 int cmd_eval(int argc, char **argv) {
@@ -113,11 +94,13 @@ int cmd_eval(int argc, char **argv) {
     int fastest[SOLVER_MAX] = {0}, chosen[SOLVER_MAX] = {0};
     for (int i = 0; i < d.n; i++) {
         double regret = 1;
-        const int pick = score(&all, &d.v[i], model, d.threads, &regret);
+        int ids[SOLVER_MAX];
+        const int n = ranking_of(&d.v[i], model, d.threads, ids);
+        const int pick = ds_score_add(&all, &d.v[i], ids, n, &regret);
         if (pick < 0)
             continue;
         if (dataset_is_test(d.v[i].key)) {
-            score(&held_out, &d.v[i], model, d.threads, &regret);
+            ds_score_add(&held_out, &d.v[i], ids, n, &regret);
             if (misses && pick != d.v[i].fastest)
                 printf("miss %6.2fx  %s: %s %.4f ms, fastest %s %.4f ms\n", regret, d.v[i].key,
                        solver_get(pick)->name, d.v[i].ms[pick], solver_get(d.v[i].fastest)->name,

@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "dataset.h"
 #include "heur/features.h"
-#include "heur/select.h"
 #include "nn/model.h"
 #include "train_mlp.h"
 
@@ -112,11 +111,8 @@ static void evaluate(const struct training *t, const struct mlp *members, int co
         const bool test = dataset_is_test(q->key);
         ds_score_add(test ? &model_test : &model_train, q, ids, t->outputs, &regret);
         if (test) {
-            struct heur_choice c[SOLVER_MAX];
             int rule_ids[SOLVER_MAX];
-            const int n = heur_rank_rules(&q->p, c, SOLVER_MAX);
-            for (int k = 0; k < n; k++)
-                rule_ids[k] = c[k].solver;
+            const int n = ds_rules_ranking(&q->p, rule_ids);
             ds_score_add(&rules_test, q, rule_ids, n, &regret);
         }
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "heur/select.h"
 #include "problem_csv.h"
 
 struct raw {
@@ -163,6 +164,14 @@ int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank
     s->log_regret += log(*regret);
     s->within5 += *regret <= 1.05;
     return pick;
+}
+
+int ds_rules_ranking(const struct conv_problem *p, int ids[SOLVER_MAX]) {
+    struct heur_choice c[SOLVER_MAX];
+    const int n = heur_rank_rules(p, c, SOLVER_MAX);
+    for (int i = 0; i < n; i++)
+        ids[i] = c[i].solver;
+    return n;
 }
 
 void ds_score_print(const char *label, const struct ds_score *s) {

@@ -56,6 +56,9 @@ struct ds_score {
 int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank, int n_rank,
                  double *regret);
 
+/* The rules' ranking of p as registry ids (heur_rank_rules); returns how many. */
+int ds_rules_ranking(const struct conv_problem *p, int ids[SOLVER_MAX]);
+
 /* "<label> top1 = A/N (x%)  top3 = B/N (y%)  within 5% = C/N (z%)  geomean regret = R" */
 void ds_score_print(const char *label, const struct ds_score *s);
 

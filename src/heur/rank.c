@@ -38,17 +38,8 @@ static void add_rules(struct ranking *r, const struct conv_problem *p) {
 static void add_model(struct ranking *r, const struct conv_problem *p, int threads) {
     const struct ranking_model *m = ranking_model_get();
     double ms[SOLVER_MAX];
-    if (!m || ranking_model_predict(m, p, threads, ms) <= 0)
-        return;
-    int order[SOLVER_MAX], n = 0;
-    for (int id = 0; id < solver_count(); id++)
-        if (ms[id] >= 0)
-            order[n++] = id;
-    for (int a = 1; a < n; a++) /* insertion sort: a handful of solvers */
-        for (int b = a; b > 0 && ms[order[b]] < ms[order[b - 1]]; b--) {
-            const int t = order[b];
-            order[b] = order[b - 1], order[b - 1] = t;
-        }
+    int order[SOLVER_MAX];
+    const int n = m ? ranking_model_rank(m, p, threads, order, ms) : 0;
     for (int i = 0; i < n; i++)
         add(r, p, order[i], ms[order[i]], CONVSEL_RANKED_BY_MODEL);
 }

@@ -147,6 +147,22 @@ int ranking_model_predict(const struct ranking_model *m, const struct conv_probl
     return n;
 }
 
+int ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                       int order[SOLVER_MAX], double ms[SOLVER_MAX]) {
+    if (ranking_model_predict(m, p, threads, ms) < 0)
+        return -1;
+    int n = 0;
+    for (int id = 0; id < SOLVER_MAX; id++)
+        if (ms[id] >= 0)
+            order[n++] = id;
+    for (int a = 1; a < n; a++) /* insertion sort: a handful of solvers */
+        for (int b = a; b > 0 && ms[order[b]] < ms[order[b - 1]]; b--) {
+            const int t = order[b];
+            order[b] = order[b - 1], order[b - 1] = t;
+        }
+    return n;
+}
+
 void ranking_model_status(char *buf, size_t cap) {
     pthread_once(&env_once, read_env);
     if (env.disabled) {

@@ -35,6 +35,12 @@ void ranking_model_close(struct ranking_model *m);
 int ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
                           double ms[SOLVER_MAX]);
 
+/* The solvers the model knows, fastest predicted first: their registry ids
+ * in order[], their predicted times in ms[id] (ms[id] < 0 for the others).
+ * Returns how many, or -1 when the prediction failed. */
+int ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                       int order[SOLVER_MAX], double ms[SOLVER_MAX]);
+
 /* One line for the CLI: the model file in use, or why there is none. */
 void ranking_model_status(char *buf, size_t cap);
 
