@@ -4,12 +4,12 @@
  * solvers: the second call on a problem reuses the plan, and a cached plan
  * never serves stale data -- weights and input changed in place between
  * calls give the reference's new answer. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/handle.h"
+#include "core/verify.h"
 #include "problem_builder.h"
 #include "solvers/plan_cache.h"
 #include "testutil.h"
@@ -60,15 +60,6 @@ static void cache_alone(void) {
     plan_cache_destroy(NULL);
 }
 
-static double max_rel_diff(const float *a, const float *b, size_t n) {
-    double worst = 0, scale = 1e-6;
-    for (size_t i = 0; i < n; i++) {
-        worst = fmax(worst, fabs((double)a[i] - b[i]));
-        scale = fmax(scale, fabs((double)b[i]));
-    }
-    return worst / scale;
-}
-
 static void through_the_api(const char *solver) {
     convsel_handle_t h = NULL;
     CHECK(convsel_handle_create(&h) == CONVSEL_STATUS_SUCCESS);
@@ -100,9 +91,9 @@ static void through_the_api(const char *solver) {
         CHECK_STATUS(
             h, convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, want, NULL, 0),
             CONVSEL_STATUS_SUCCESS);
-        const double err = max_rel_diff(y, want, d.y_count);
-        if (!CHECK(err < 1e-4))
-            printf("%s call %d: relative error %g\n", solver, call, err);
+        const struct verify_result r = verify_compare(y, want, d.y_count);
+        if (!CHECK(r.nonfinite == 0 && r.rel_error < 1e-4))
+            printf("%s call %d: relative error %g\n", solver, call, r.rel_error);
     }
     long hits, stores, evictions;
     plan_cache_stats(h->plans, &hits, &stores, &evictions);

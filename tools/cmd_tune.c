@@ -64,21 +64,24 @@ struct calibration {
     size_t workspace_bytes;
 };
 
-static double calibrate(void *ctx) {
-    struct calibration *c = ctx;
-    /* One untimed run of each first: the measurement just before may have
-     * evicted the calibration's plan or let OpenMP's workers fall asleep,
-     * which is not contention. */
-    for (int s = 0; s < 2; s++)
-        convsel_convolution_forward(c->h, c->solvers[s], c->d.x, c->x, c->d.w, c->w, c->d.conv,
-                                    c->d.y, c->y, c->workspace, c->workspace_bytes);
-    /* The total, not a median: a competing process takes whole time slices
-     * (milliseconds), which single sub-millisecond runs can slip between. */
-    const int64_t t0 = clock_now_ns();
-    for (int i = 0; i < CALIBRATION_RUNS; i++)
+/* Runs both calibration solvers `rounds` times, alternating. */
+static void run_calibration(const struct calibration *c, int rounds) {
+    for (int i = 0; i < rounds; i++)
         for (int s = 0; s < 2; s++)
             convsel_convolution_forward(c->h, c->solvers[s], c->d.x, c->x, c->d.w, c->w, c->d.conv,
                                         c->d.y, c->y, c->workspace, c->workspace_bytes);
+}
+
+static double calibrate(void *ctx) {
+    const struct calibration *c = ctx;
+    /* One untimed round first: the measurement just before may have evicted
+     * the calibration's plan or let OpenMP's workers fall asleep, which is
+     * not contention. */
+    run_calibration(c, 1);
+    /* The total, not a median: a competing process takes whole time slices
+     * (milliseconds), which single sub-millisecond runs can slip between. */
+    const int64_t t0 = clock_now_ns();
+    run_calibration(c, CALIBRATION_RUNS);
     return (double)(clock_now_ns() - t0) * 1e-9;
 }
 

@@ -97,7 +97,7 @@ static bool make_pd(const struct conv_problem *p, enum onednn_alg alg, dnnl_prim
 /* Whether oneDNN can run p with alg, reorders between the caller's layouts
  * and its own included (it cannot, for instance, turn KRSC weights into its
  * Winograd layout). */
-static bool probe(const struct conv_problem *p, enum onednn_alg alg) {
+bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg) {
     dnnl_primitive_desc_t pd;
     dnnl_memory_desc_t user[3];
     if (!make_pd(p, alg, &pd) || !user_mds(p, &user[0], &user[1], &user[2])) {
@@ -120,10 +120,6 @@ static bool probe(const struct conv_problem *p, enum onednn_alg alg) {
     }
     dnnl_primitive_desc_destroy(pd);
     return ok;
-}
-
-bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg) {
-    return probe(p, alg);
 }
 
 /* ---------------------------- plans ---------------------------- */
