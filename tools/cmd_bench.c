@@ -3,7 +3,10 @@
  * with NCHW tensors at the API boundary (its reorders inside the timing,
  * weights packed once outside it), on a CSV of problems, in one run. The
  * solvers run as through a handle: on a thread pool, with a plan cache (so
- * the oneDNN solvers set up once, and reorder the weights every call).
+ * the oneDNN solvers set up once). By default the weights are declared
+ * constant, as onednn-auto's are: solvers that transform them (oneDNN's
+ * reorders, Winograd's filter transform) do so once, in the warm-up run;
+ * --weights per-call makes them transform the weights on every call.
  *
  * Method, for a shared and noisy machine: all variants of a problem run
  * once to warm up (and are verified), then take turns (interleaved rounds)
@@ -63,11 +66,12 @@ struct bench_state {
     int threads;
     struct thread_pool *pool;
     struct plan_cache *plans; /* as a handle's: the oneDNN solvers set up once */
+    bool weights_constant;
 };
 
 static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
     if (v->solver == NULL)
-        return onednn_plan_run(v->plan, b->x, b->w, b->y, b->threads);
+        return onednn_plan_run(v->plan, b->x, b->w, b->y, b->threads, true); /* packed once */
     const struct conv_run_args a = {.p = b->p,
                                     .x = b->x,
                                     .w = b->w,
@@ -76,17 +80,21 @@ static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
                                     .workspace_bytes = b->ws_bytes,
                                     .num_threads = b->threads,
                                     .pool = b->pool,
-                                    .plans = b->plans};
+                                    .plans = b->plans,
+                                    .weights_constant = b->weights_constant};
     return v->solver->run(&a);
 }
 
 int cmd_bench(int argc, char **argv) {
-    const char *problems = NULL, *csv_path = NULL;
+    const char *problems = NULL, *csv_path = NULL, *weights = "constant";
     int64_t threads = 2;
     const struct cli_flag flags[] = {
         {NULL, "--problems", CLI_STRING, &problems, "FILE", "CSV of problems (required)"},
         {NULL, "--threads", CLI_INT, &threads, "N", "threads for every variant (default 2)"},
         {NULL, "--csv", CLI_STRING, &csv_path, "OUT", "also write the results as CSV"},
+        {NULL, "--weights", CLI_STRING, &weights, "MODE",
+         "constant (default: solvers transform the weights once, as onednn-auto does) or "
+         "per-call (on every call)"},
     };
     int rc = cli_parse("bench", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
@@ -95,6 +103,11 @@ int cmd_bench(int argc, char **argv) {
         fprintf(stderr, "convsel bench: --problems FILE is required; --threads must be 1..256\n");
         return EXIT_USAGE;
     }
+    if (strcmp(weights, "constant") != 0 && strcmp(weights, "per-call") != 0) {
+        fprintf(stderr, "convsel bench: --weights %s: must be constant or per-call\n", weights);
+        return EXIT_USAGE;
+    }
+    const bool weights_constant = strcmp(weights, "constant") == 0;
     struct problem_row *rows;
     int n_rows;
     if ((rc = problem_csv_read("bench", problems, &rows, &n_rows)) != EXIT_OK)
@@ -111,7 +124,8 @@ int cmd_bench(int argc, char **argv) {
     convsel_handle_create(&h);
     convsel_set_num_threads(h, (int)threads); /* the machine signature immediate mode looks up */
     struct thread_pool *pool = thread_pool_create((int)threads);
-    struct plan_cache *plans = plan_cache_create();
+    printf("weights: %s\n", weights_constant ? "constant (every variant transforms them once)"
+                                             : "per-call (onednn-auto's packed once)");
     printf("%-28s %8s %-18s %9s %9s %7s %13s  %s\n", "problem", "GFLOP", "oracle solver", "oracle",
            "onednn", "ratio", "spread o/d", "immediate (its GFLOP/s / oracle's)");
     double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0;
@@ -141,6 +155,9 @@ int cmd_bench(int argc, char **argv) {
         struct variant v[MAX_VARIANTS];
         int nv = 0;
         size_t ws_bytes = 0;
+        /* A plan cache per problem: w's address may come back for the next
+         * problem, with other weights. */
+        struct plan_cache *plans = plan_cache_create();
         for (int id = 0; id < solver_count() && nv < MAX_VARIANTS - 1; id++) {
             const struct solver *s = solver_get(id);
             if (id == ref_id || !s->is_applicable(&p, NULL))
@@ -150,11 +167,12 @@ int cmd_bench(int argc, char **argv) {
         }
         const int n_solvers = nv;
         v[nv] =
-            (struct variant){.name = "onednn-auto", .plan = onednn_plan_create(&p, ONEDNN_AUTO, w)};
+            (struct variant){.name = "onednn-auto", .plan = onednn_plan_create(&p, ONEDNN_AUTO)};
         if (v[nv].plan != NULL)
             nv++;
         void *ws = ws_bytes ? malloc(ws_bytes) : NULL;
-        struct bench_state b = {&p, x, w, y, ws, ws_bytes, (int)threads, pool, plans};
+        struct bench_state b = {
+            &p, x, w, y, ws, ws_bytes, (int)threads, pool, plans, weights_constant};
         /* The verification baseline first. */
         const struct solver *bs = solver_get(base_id);
         const struct conv_run_args ba = {.p = &p,
@@ -242,6 +260,7 @@ int cmd_bench(int argc, char **argv) {
         fflush(stdout);
         for (int k = 0; k < nv; k++)
             onednn_plan_destroy(v[k].plan);
+        plan_cache_destroy(plans);
         free(x), free(w), free(y), free(base), free(ws);
     }
     if (rc == EXIT_OK) {
@@ -257,7 +276,6 @@ int cmd_bench(int argc, char **argv) {
         fclose(csv);
     convsel_handle_destroy(h);
     thread_pool_destroy(pool);
-    plan_cache_destroy(plans);
     free(rows);
     return rc != EXIT_OK ? rc : failures ? EXIT_FAILED : EXIT_OK;
 }

@@ -37,10 +37,13 @@ static const char summary[] =
     "the cores (a slow calibration is confirmed by a second one first): tune waits for\n"
     "quiet (up to 60 s) and measures again (up to 3 times). A\n"
     "problem still measured on a busy machine is not stored (a later run retries it).\n"
+    "Weights are declared constant (convsel_set_weights_constant), as in inference and in\n"
+    "convsel bench: solvers that transform them do so once; --weights per-call measures\n"
+    "every call transforming them.\n"
     "Ends with 'tune: M measured, S skipped, F failed, B noisy (N problems in this shard)'.";
 
 struct tune_options {
-    const char *problems, *shard, *db;
+    const char *problems, *shard, *db, *weights;
     int64_t sample, seed, threads, max_mflop;
     int64_t noise_guard_pct;
     bool list;
@@ -209,6 +212,11 @@ static enum tune_outcome tune_one(convsel_handle_t h, struct noise_guard *guard,
         fprintf(stderr, "convsel tune: %s: out of memory for the tensors\n", row->name);
         goto done;
     }
+    /* Setting the mode again forgets the last problem's transformed weights:
+     * w is a new buffer, perhaps at the last one's address. */
+    int constant = 0;
+    convsel_get_weights_constant(h, &constant);
+    convsel_set_weights_constant(h, constant);
     bool failed = false;
     if (!find_quietly(h, guard, &d, x, w, y, found, &count, &failed)) {
         if (failed)
@@ -281,6 +289,10 @@ static int validate(const struct tune_options *o, int *shard_i, int *shard_n) {
                 (long long)o->threads);
         return EXIT_USAGE;
     }
+    if (strcmp(o->weights, "constant") != 0 && strcmp(o->weights, "per-call") != 0) {
+        fprintf(stderr, "convsel tune: --weights %s: must be constant or per-call\n", o->weights);
+        return EXIT_USAGE;
+    }
     if (o->noise_guard_pct != 0 && (o->noise_guard_pct < 101 || o->noise_guard_pct > 10000)) {
         fprintf(stderr, "convsel tune: --noise-guard %lld: must be 0 (off) or in 101..10000\n",
                 (long long)o->noise_guard_pct);
@@ -290,7 +302,8 @@ static int validate(const struct tune_options *o, int *shard_i, int *shard_n) {
 }
 
 int cmd_tune(int argc, char **argv) {
-    struct tune_options o = {.seed = 1, .threads = -1, .max_mflop = 2000, .noise_guard_pct = 150};
+    struct tune_options o = {
+        .seed = 1, .threads = -1, .max_mflop = 2000, .noise_guard_pct = 150, .weights = "constant"};
     const struct cli_flag flags[] = {
         {NULL, "--problems", CLI_STRING, &o.problems, "FILE",
          "problem list (CSV of convsel bench)"},
@@ -303,6 +316,8 @@ int cmd_tune(int argc, char **argv) {
         {NULL, "--threads", CLI_INT, &o.threads, "T", "threads (default: online CPUs)"},
         {NULL, "--noise-guard", CLI_INT, &o.noise_guard_pct, "P",
          "busy when the calibration takes > P% of its best (default 150; 0: off)"},
+        {NULL, "--weights", CLI_STRING, &o.weights, "MODE",
+         "constant (default: transformed once per problem) or per-call"},
         {NULL, "--list", CLI_SWITCH, &o.list, "", "print the problems (CSV) and measure nothing"},
     };
     int rc = cli_parse("tune", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
@@ -340,7 +355,9 @@ int cmd_tune(int argc, char **argv) {
     struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);
     convsel_handle_t h = NULL;
     if (!db || convsel_handle_create(&h) != CONVSEL_STATUS_SUCCESS ||
-        (o.threads > 0 && convsel_set_num_threads(h, (int)o.threads) != CONVSEL_STATUS_SUCCESS)) {
+        (o.threads > 0 && convsel_set_num_threads(h, (int)o.threads) != CONVSEL_STATUS_SUCCESS) ||
+        convsel_set_weights_constant(h, strcmp(o.weights, "constant") == 0) !=
+            CONVSEL_STATUS_SUCCESS) {
         fprintf(stderr, "convsel tune: %s\n", db ? "cannot create a handle" : err);
         perfdb_close(db);
         convsel_handle_destroy(h);

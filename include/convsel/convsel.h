@@ -96,6 +96,22 @@ CONVSEL_API convsel_status_t convsel_set_num_threads(convsel_handle_t handle, in
 CONVSEL_API convsel_status_t convsel_get_num_threads(const_convsel_handle_t handle,
                                                      int *num_threads_out);
 
+/** Declares whether the weights given to this handle's convolutions are
+ *  constant (0: no, the default; 1: yes), as in inference with fixed
+ *  weights. When they are, solvers that compute on the weights in another
+ *  form (oneDNN's blocked and Winograd layouts, convsel's Winograd filter
+ *  transform) keep that form between calls, keyed by the problem and the
+ *  weights' address, instead of recomputing it on every call: the data at
+ *  a weights address must then not change between calls. Every call of
+ *  this function (either value) drops the forms kept so far: call it again
+ *  after changing weights in place or reusing their memory.
+ *  @returns SUCCESS, or BAD_PARAM (NULL handle, constant not 0 or 1). */
+CONVSEL_API convsel_status_t convsel_set_weights_constant(convsel_handle_t handle, int constant);
+
+/** Reads the handle's weights-constant setting (0 or 1) into *constant_out. */
+CONVSEL_API convsel_status_t convsel_get_weights_constant(const_convsel_handle_t handle,
+                                                          int *constant_out);
+
 /** Returns the message of the last failing call on the handle, naming the
  *  offending field and value. Never NULL: "success" when no call has
  *  failed yet, a static text when handle is NULL. Valid until the next

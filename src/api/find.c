@@ -85,7 +85,8 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
                                  .workspace_bytes = ws_max,
                                  .num_threads = h->num_threads,
                                  .pool = handle_pool(h),
-                                 .plans = handle_plans(h)};
+                                 .plans = handle_plans(h),
+                                 .weights_constant = h->weights_constant};
     const int64_t start = clock_now_ns();
     for (int round = -1; round < MAX_ROUNDS; round++) { /* round -1 warms up */
         for (int i = 0; i < k; i++) {

@@ -172,6 +172,7 @@ convsel_status_t convsel_convolution_forward(convsel_handle_t h, convsel_solver_
         .num_threads = h->num_threads,
         .pool = handle_pool(h),
         .plans = handle_plans(h),
+        .weights_constant = h->weights_constant,
     };
     st = s->run(&args);
     if (st != CONVSEL_STATUS_SUCCESS)

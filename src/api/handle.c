@@ -91,6 +91,26 @@ convsel_status_t convsel_get_num_threads(const_convsel_handle_t h, int *num_thre
     return CONVSEL_STATUS_SUCCESS;
 }
 
+convsel_status_t convsel_set_weights_constant(convsel_handle_t h, int constant) {
+    if (h == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    if (constant != 0 && constant != 1)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "constant = %d: must be 0 or 1", constant);
+    /* The plans hold the packed weights: dropping them all is the simple,
+     * sure way to forget every packed copy. */
+    plan_cache_destroy(h->plans);
+    h->plans = NULL;
+    h->weights_constant = constant == 1;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+convsel_status_t convsel_get_weights_constant(const_convsel_handle_t h, int *constant_out) {
+    if (h == NULL || constant_out == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    *constant_out = h->weights_constant;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
 const char *convsel_get_error_message(const_convsel_handle_t h) {
     if (h == NULL)
         return "NULL handle";

@@ -3,6 +3,8 @@
 #ifndef CONVSEL_API_HANDLE_H
 #define CONVSEL_API_HANDLE_H
 
+#include <stdbool.h>
+
 #include "convsel/convsel.h"
 
 #define HANDLE_ERROR_MAX 512
@@ -12,6 +14,7 @@ struct plan_cache;
 
 struct convsel_handle {
     int num_threads;
+    bool weights_constant;        /* convsel_set_weights_constant */
     struct thread_pool *pool;     /* created on first use, for num_threads > 1 */
     struct plan_cache *plans;     /* solvers' set-up per problem, created on first use */
     char error[HANDLE_ERROR_MAX]; /* last failing call's message */

@@ -3,8 +3,10 @@
  * GEMM-based convolution on the caller's own NCHW layout. oneDNN computes in its own blocked
  * layouts; the reorders from the caller's NCHW/NHWC tensors and back are
  * part of each call (as an application with an NCHW API would pay them),
- * and so is packing the weights (each call reorders the caller's weights:
- * they may have changed). What is cached, per handle, is the set-up.
+ * and so is packing the weights -- unless the handle was told the weights
+ * are constant (convsel_set_weights_constant): then a plan reorders them
+ * once and reuses them while the weights pointer stays the same. What is
+ * cached, per handle, is the set-up (and those packed weights).
  *
  * Applicability is decided from the shape, because asking oneDNN (creating
  * its descriptors) costs 20-190 us and immediate mode must rank a new
@@ -63,17 +65,18 @@ static void free_plan(void *plan) {
 
 /* Setting a problem up in oneDNN (descriptors, primitive, reorders, blocked
  * buffers) costs tens of microseconds and page faults on every buffer, so
- * the plan is kept in the handle's cache; the tensors, weights included,
- * are bound and reordered on every run. */
+ * the plan is kept in the handle's cache; the tensors are bound and
+ * reordered on every run (the weights too, unless declared constant). */
 static convsel_status_t run_with(const struct conv_run_args *a, const struct solver *self,
                                  enum onednn_alg alg) {
     char key[CONVSEL_PROBLEM_KEY_MAX];
     problem_key_format(a->p, key, sizeof key);
     struct onednn_plan *plan = plan_cache_find(a->plans, self, key);
     const bool cached = plan != NULL;
-    if (!cached && (plan = onednn_plan_create(a->p, alg, NULL)) == NULL)
+    if (!cached && (plan = onednn_plan_create(a->p, alg)) == NULL)
         return CONVSEL_STATUS_NOT_SUPPORTED;
-    const convsel_status_t st = onednn_plan_run(plan, a->x, a->w, a->y, a->num_threads);
+    const convsel_status_t st =
+        onednn_plan_run(plan, a->x, a->w, a->y, a->num_threads, a->weights_constant);
     if (!cached) {
         if (a->plans)
             plan_cache_put(a->plans, self, key, plan, free_plan);

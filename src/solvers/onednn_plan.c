@@ -1,6 +1,5 @@
-/* onednn_plan.c -- see onednn_plan.h. Nothing here is cached between
- * plans except oneDNN's own primitive cache (which makes creating the same
- * primitive again cheap) and the applicability answers. */
+/* onednn_plan.c -- see onednn_plan.h. A plan keeps the weights it
+ * reordered only for a caller that declared them constant. */
 #include "solvers/onednn_plan.h"
 
 #include <dnnl.h>
@@ -130,7 +129,7 @@ struct onednn_plan {
     dnnl_primitive_t conv;
     dnnl_memory_t user[3], inner[3]; /* x, w, y; user handles are set per run */
     dnnl_primitive_t reorder[3];
-    bool weights_packed;
+    const float *packed_from; /* inner[1] holds these weights, reordered (constant weights) */
 };
 
 void onednn_plan_destroy(struct onednn_plan *c) {
@@ -174,8 +173,7 @@ static bool run_reorder(struct onednn_plan *c, int i, bool to_inner) {
     return dnnl_primitive_execute(c->reorder[i], c->stream, 2, args) == dnnl_success;
 }
 
-struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg,
-                                       const float *packed_weights) {
+struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg) {
     struct onednn_plan *c = calloc(1, sizeof *c);
     dnnl_memory_desc_t ux, uw, uy;
     if (c == NULL || !make_pd(p, alg, &c->pd) || !user_mds(p, &ux, &uw, &uy) ||
@@ -190,33 +188,30 @@ struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn
         onednn_plan_destroy(c);
         return NULL;
     }
-    if (packed_weights != NULL) {
-        if (dnnl_memory_set_data_handle(c->user[1], (void *)packed_weights) != dnnl_success ||
-            !run_reorder(c, 1, true) || dnnl_stream_wait(c->stream) != dnnl_success) {
-            onednn_plan_destroy(c);
-            return NULL;
-        }
-        c->weights_packed = true;
-    }
     return c;
 }
 
 convsel_status_t onednn_plan_run(struct onednn_plan *c, const float *x, const float *w, float *y,
-                                 int num_threads) {
+                                 int num_threads, bool weights_constant) {
     omp_set_num_threads(num_threads);
+    /* Without the promise, or for other weights, reorder them (again). */
+    const bool reorder_weights = !weights_constant || c->packed_from != w;
+    c->packed_from = NULL; /* until the reorder below has succeeded */
     if (dnnl_memory_set_data_handle(c->user[0], (void *)x) != dnnl_success ||
-        dnnl_memory_set_data_handle(c->user[2], y) != dnnl_success ||
-        (!c->weights_packed && dnnl_memory_set_data_handle(c->user[1], (void *)w) != dnnl_success))
+        dnnl_memory_set_data_handle(c->user[1], (void *)w) != dnnl_success ||
+        dnnl_memory_set_data_handle(c->user[2], y) != dnnl_success)
         return CONVSEL_STATUS_INTERNAL;
     const dnnl_exec_arg_t args[3] = {
         {DNNL_ARG_SRC, c->inner[0] ? c->inner[0] : c->user[0]},
         {DNNL_ARG_WEIGHTS, c->inner[1] ? c->inner[1] : c->user[1]},
         {DNNL_ARG_DST, c->inner[2] ? c->inner[2] : c->user[2]},
     };
-    if (!run_reorder(c, 0, true) || (!c->weights_packed && !run_reorder(c, 1, true)) ||
+    if (!run_reorder(c, 0, true) || (reorder_weights && !run_reorder(c, 1, true)) ||
         dnnl_primitive_execute(c->conv, c->stream, 3, args) != dnnl_success ||
         !run_reorder(c, 2, false) || dnnl_stream_wait(c->stream) != dnnl_success)
         return CONVSEL_STATUS_INTERNAL;
+    if (weights_constant)
+        c->packed_from = w;
     return CONVSEL_STATUS_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 /* onednn_plan.h -- one convolution set up in oneDNN 2.6: the primitive in
  * oneDNN's preferred layouts plus the reorders from and to the caller's
  * NCHW/NHWC tensors. Used by the oneDNN-backed solvers (a plan per call)
- * and by `convsel bench` for its onednn-auto baseline (weights packed once). */
+ * and by `convsel bench` for its onednn-auto baseline. */
 #ifndef CONVSEL_SOLVERS_ONEDNN_PLAN_H
 #define CONVSEL_SOLVERS_ONEDNN_PLAN_H
 
@@ -21,16 +21,16 @@ struct onednn_plan;
  * tests/test_onednn_applicability.c holds their rules to this answer. */
 bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg);
 
-/* Sets p up. With packed_weights non-NULL the weights are reordered into
- * oneDNN's layout once, here; runs then ignore their w argument. NULL when
- * oneDNN cannot run p (or on allocation failure). */
-struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg,
-                                       const float *packed_weights);
+/* Sets p up; NULL when oneDNN cannot run p (or on allocation failure). */
+struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg);
 
 /* y = conv(x, w) with num_threads OpenMP threads (set for the calling
- * thread only): reorders in, convolution, reorder out. */
+ * thread only): reorders in, convolution, reorder out. With
+ * weights_constant the weights reordered into oneDNN's layout are kept and
+ * reused while w is the same address (the caller promises its data does not
+ * change); otherwise they are reordered on every run. */
 convsel_status_t onednn_plan_run(struct onednn_plan *plan, const float *x, const float *w, float *y,
-                                 int num_threads);
+                                 int num_threads, bool weights_constant);
 
 /* oneDNN's name for the implementation it chose, e.g. "brgconv:avx512_core". */
 const char *onednn_plan_impl(const struct onednn_plan *plan);

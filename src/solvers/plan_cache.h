@@ -4,7 +4,9 @@
  * same problem. A handle is used by one thread at a time, so the cache has
  * no lock; it holds at most PLAN_CACHE_CAPACITY plans and evicts the least
  * recently used. Plans hold no caller data between calls (the tensors are
- * bound per run), so a cached plan never serves stale weights. */
+ * bound per run) except, when the caller declared its weights constant
+ * (conv_run_args.weights_constant), a transformed copy of the weights
+ * keyed by their address. */
 #ifndef CONVSEL_SOLVERS_PLAN_CACHE_H
 #define CONVSEL_SOLVERS_PLAN_CACHE_H
 

@@ -28,6 +28,9 @@ struct conv_run_args {
     int num_threads;          /* the handle's thread count */
     struct thread_pool *pool; /* the handle's threads; NULL: run serially */
     struct plan_cache *plans; /* the handle's plan cache; NULL: set up every call */
+    /* The caller promises the data at w does not change between calls: a
+     * solver may keep a transformed copy of it in its plan (keyed by w). */
+    bool weights_constant;
 };
 
 struct solver {

@@ -6,6 +6,8 @@
  * M[i] (K x T) = U[i] (K x C) * V[i] (C x T), and each output tile is
  * A^T m A. Tiles are processed in blocks so the workspace stays bounded;
  * transforms run on the handle's pool, the GEMMs on convsel's GEMM.
+ * With constant weights (convsel_set_weights_constant) U is computed once
+ * and kept in the handle's plan cache.
  *
  * Error: the transforms have entries up to 5 and 1/24, so rounding is
  * amplified; the error bound used across the field for F(4x4,3x3) fp32 is
@@ -13,8 +15,11 @@
  * tolerance here; tests/test_solvers.c reports the measured worst case. */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "solvers/kernels/sgemm.h"
 #include "solvers/kernels/winograd_kernels.h"
+#include "solvers/plan_cache.h"
 #include "solvers/solver.h"
 
 #define TILE_BLOCK 512 /* tiles per block: V and M are 36 x C (or K) x TILE_BLOCK */
@@ -203,19 +208,47 @@ static void position_gemms(void *ctx, size_t begin, size_t end) {
     }
 }
 
+extern const struct solver solver_winograd_f4x3; /* its plans' owner */
+
+/* Transformed filters kept for constant weights: U of the weights at `from`. */
+struct wino_plan {
+    const float *from; /* NULL until u holds a complete transform */
+    float u[];
+};
+
+/* U for this run: the plan's when the weights are constant (transformed
+ * once per weights address), else the workspace's, transformed now. */
+static float *filters(const struct conv_run_args *a, struct wino *s) {
+    const struct conv_problem *p = a->p;
+    const size_t u_floats = 36 * (size_t)(p->k * p->c);
+    struct wino_plan *plan = NULL;
+    char key[CONVSEL_PROBLEM_KEY_MAX];
+    if (a->weights_constant && a->plans) {
+        problem_key_format(p, key, sizeof key);
+        plan = plan_cache_find(a->plans, &solver_winograd_f4x3, key);
+        if (plan == NULL && (plan = malloc(sizeof *plan + u_floats * sizeof(float))) != NULL) {
+            plan->from = NULL;
+            if (!plan_cache_put(a->plans, &solver_winograd_f4x3, key, plan, free))
+                plan = NULL; /* freed by the cache */
+        }
+        if (plan && plan->from == a->w)
+            return plan->u;
+    }
+    s->u = plan ? plan->u : a->workspace;
+    thread_pool_parallel_for(a->pool, (size_t)p->k, filter_transform, s);
+    if (plan)
+        plan->from = a->w;
+    return s->u;
+}
+
 static convsel_status_t run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t tb_max = block_tiles(p), total = tiles(p);
-    struct wino s = {.p = p,
-                     .x = a->x,
-                     .w = a->w,
-                     .y = a->y,
-                     .u = a->workspace,
-                     .th = (p->oh + 3) / 4,
-                     .tw = (p->ow + 3) / 4};
-    s.v = s.u + 36 * p->k * p->c;
+    struct wino s = {
+        .p = p, .x = a->x, .w = a->w, .y = a->y, .th = (p->oh + 3) / 4, .tw = (p->ow + 3) / 4};
+    s.v = (float *)a->workspace + 36 * p->k * p->c;
     s.m = s.v + 36 * p->c * tb_max;
-    thread_pool_parallel_for(a->pool, (size_t)p->k, filter_transform, &s);
+    s.u = filters(a, &s);
     for (s.t0 = 0; s.t0 < total; s.t0 += tb_max) {
         s.tb = total - s.t0 < tb_max ? total - s.t0 : tb_max;
         thread_pool_parallel_for(a->pool, (size_t)p->c, input_transform, &s);
