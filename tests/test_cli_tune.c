@@ -14,9 +14,9 @@
 static char out[1 << 16];
 
 static int tune(const char *args) {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s tune --threads 1 --noise-guard 0 %s", test_convsel_bin(), args);
-    return test_run_command(cmd, out, sizeof out);
+    char line[2048];
+    snprintf(line, sizeof line, "tune --threads 1 --noise-guard 0 %s", args);
+    return test_convsel(NULL, line, out, sizeof out);
 }
 
 static int64_t rows_in(const char *path) {
@@ -76,6 +76,9 @@ int main(void) {
           test_contains(out, "tune: 1/2 a: ") && test_contains(out, "tune: 2/2 b: "));
     CHECK(rows_in(test_tmp_path("p.db")) >= 2);
     CHECK(!test_contains(out, "noise guard")); /* off */
+    snprintf(args, sizeof args, "--problems %s --db %s --weights per-call", csv,
+             test_tmp_path("pc.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured"));
 
     /* the guard on (a threshold no contention reaches): two calibrations a problem */
     snprintf(args, sizeof args, "--problems %s --db %s --noise-guard 10000", csv,
@@ -89,6 +92,8 @@ int main(void) {
     CHECK(tune("--sample 4 --shard 2/2 --list") == 2 &&
           test_contains(out, "--shard 2/2: must be I/N"));
     CHECK(tune("--sample 4 --shard x --list") == 2 && test_contains(out, "must be I/N"));
+    CHECK(tune("--sample 4 --weights often --list") == 2 &&
+          test_contains(out, "--weights often: must be constant or per-call"));
     CHECK(tune("--list") == 2 && test_contains(out, "either --problems FILE or --sample N"));
     snprintf(args, sizeof args, "--sample 4 --problems %s --list", csv);
     CHECK(tune(args) == 2 && test_contains(out, "either --problems FILE or --sample N"));
