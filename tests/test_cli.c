@@ -10,9 +10,7 @@ static char out[65536];
 /* Runs `convsel ARGS`, checks the exit code and that the output contains
  * each of the NULL-terminated needles. */
 static void expect(const char *args, int want_rc, const char *const *needles) {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s", test_convsel_bin(), args);
-    int rc = test_run_command(cmd, out, sizeof out);
+    int rc = test_convsel(NULL, args, out, sizeof out);
     if (!CHECK(rc == want_rc))
         fprintf(stderr, "  '%s' exited %d, want %d; output:\n%s\n", args, rc, want_rc, out);
     for (; needles && *needles; needles++)

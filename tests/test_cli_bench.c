@@ -22,11 +22,11 @@ static const char *write_file(const char *name, const char *text) {
 }
 
 static int bench(const char *args) {
-    char cmd[1024];
+    char env[512], line[1024];
     /* an empty database: immediate mode ranks by the rules whatever the user has tuned */
-    snprintf(cmd, sizeof cmd, "CONVSEL_DB=%s %s bench %s", test_tmp_path("empty.db"),
-             test_convsel_bin(), args);
-    return test_run_command(cmd, out, sizeof out);
+    snprintf(env, sizeof env, "CONVSEL_DB=%s", test_tmp_path("empty.db"));
+    snprintf(line, sizeof line, "bench %s", args);
+    return test_convsel(env, line, out, sizeof out);
 }
 
 int main(void) {
@@ -66,6 +66,14 @@ int main(void) {
     if (f)
         fclose(f);
     CHECK(lines > 1 + 3 * 3 && oracle == 3 && dnnl == 3); /* header + >= 2 solvers each */
+    CHECK(strstr(out, "weights: constant") != NULL);      /* the default, said */
+
+    /* weights transformed on every call: the same problems, verified too */
+    snprintf(args, sizeof args, "--problems %s --threads 2 --weights per-call", good);
+    CHECK(bench(args) == 0 && strstr(out, "weights: per-call") && !strstr(out, "FAILED") &&
+          strstr(out, "(3 problems)"));
+    snprintf(args, sizeof args, "--problems %s --weights sometimes", good);
+    CHECK(bench(args) == 2 && strstr(out, "--weights sometimes: must be constant or per-call"));
 
     /* malformed files */
     snprintf(args, sizeof args, "--problems %s", write_file("hdr.csv", "name,n,c\nx,1,2\n"));

@@ -13,9 +13,9 @@
 static char out[1 << 14];
 
 static int db_cmd(const char *args) {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s db %s", test_convsel_bin(), args);
-    return test_run_command(cmd, out, sizeof out);
+    char line[2048];
+    snprintf(line, sizeof line, "db %s", args);
+    return test_convsel(NULL, line, out, sizeof out);
 }
 
 /* A shard with `rows` records for problems c = first .. first+rows-1. */

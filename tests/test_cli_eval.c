@@ -15,9 +15,9 @@
 static char out[1 << 14];
 
 static int eval(const char *args) {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s eval %s", test_convsel_bin(), args);
-    return test_run_command(cmd, out, sizeof out);
+    char line[2048];
+    snprintf(line, sizeof line, "eval %s", args);
+    return test_convsel(NULL, line, out, sizeof out);
 }
 
 static struct conv_problem make(int64_t c, int64_t f, int64_t groups) {

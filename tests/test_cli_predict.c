@@ -9,9 +9,9 @@
 static char out[1 << 16];
 
 static int predict(const char *args) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s predict %s", test_convsel_bin(), args);
-    return test_run_command(cmd, out, sizeof out);
+    char line[2048];
+    snprintf(line, sizeof line, "predict %s", args);
+    return test_convsel(NULL, line, out, sizeof out);
 }
 
 int main(void) {

@@ -19,9 +19,9 @@
 static char out[1 << 15];
 
 static int train(const char *args) {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s train %s", test_convsel_bin(), args);
-    return test_run_command(cmd, out, sizeof out);
+    char line[2048];
+    snprintf(line, sizeof line, "train %s", args);
+    return test_convsel(NULL, line, out, sizeof out);
 }
 
 static int scan_top1(const char *who) {

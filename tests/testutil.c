@@ -75,6 +75,12 @@ const char *test_convsel_bin(void) {
     return bin ? bin : "./convsel";
 }
 
+int test_convsel(const char *env, const char *args, char *out, size_t cap) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s %s", env ? env : "", test_convsel_bin(), args);
+    return test_run_command(cmd, out, cap);
+}
+
 static char tmpdir[256];
 
 const char *test_tmpdir(const char *name) {

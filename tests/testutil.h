@@ -42,6 +42,10 @@ int test_run_command(const char *command, char *out, size_t cap);
 /* The path of the convsel binary under test (from CONVSEL_BIN). */
 const char *test_convsel_bin(void);
 
+/* Runs `[env] <convsel> <args>` (env: NULL or assignments such as
+ * "CONVSEL_DB=x") like test_run_command, and returns its exit status. */
+int test_convsel(const char *env, const char *args, char *out, size_t cap);
+
 /* A fresh directory /tmp/convsel-<name>-XXXXXX for this test's files
  * (the test is skipped when it cannot be made); test_tmp_path gives
  * dir/file in one of 8 rotating buffers; test_tmpdir_remove deletes it all. */
