@@ -45,13 +45,7 @@ static const struct nn_kernels avx2 = {vec_mat_avx2, "avx2"};
 static const struct nn_kernels avx512 = {vec_mat_avx512, "avx512"};
 #endif
 
-static const void *const table[3] = {
-    &generic,
-#ifdef CPU_X86_VARIANTS
-    &avx2,
-    &avx512,
-#endif
-};
+static const void *const table[3] = CPU_VARIANT_TABLE(generic, avx2, avx512);
 
 const struct nn_kernels *nn_kernels_variant(const char *isa) {
     enum cpu_isa level;

@@ -4,6 +4,7 @@
 #define CONVSEL_UTIL_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum cpu_isa {
     CPU_GENERIC = 0, /* whatever the compiler's baseline is */
@@ -32,6 +33,16 @@ const char *cpu_isa_name(enum cpu_isa isa);
  * cannot run it; cpu_best_variant the best one this CPU runs. */
 const void *cpu_variant(const void *const variants[3], enum cpu_isa isa);
 const void *cpu_best_variant(const void *const variants[3]);
+
+/* The initializer of such a table from a kernel file's three tables (the
+ * x86 ones are left out where they are not built). */
+#ifdef CPU_X86_VARIANTS
+#define CPU_VARIANT_TABLE(generic, avx2, avx512)                                                   \
+    { &(generic), &(avx2), &(avx512) }
+#else
+#define CPU_VARIANT_TABLE(generic, avx2, avx512)                                                   \
+    { &(generic), NULL, NULL }
+#endif
 
 /* Parses a name from cpu_isa_name; false if unknown. */
 bool cpu_isa_parse(const char *name, enum cpu_isa *out);

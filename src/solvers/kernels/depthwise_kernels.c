@@ -95,13 +95,7 @@ static const struct dw_kernels avx2 = {nchw_row_avx2, nhwc_row_avx2, CPU_AVX2};
 static const struct dw_kernels avx512 = {nchw_row_avx512, nhwc_row_avx512, CPU_AVX512};
 #endif
 
-static const void *const table[3] = {
-    &generic,
-#ifdef CPU_X86_VARIANTS
-    &avx2,
-    &avx512,
-#endif
-};
+static const void *const table[3] = CPU_VARIANT_TABLE(generic, avx2, avx512);
 
 const struct dw_kernels *dw_kernels_variant(enum cpu_isa isa) {
     return cpu_variant(table, isa);

@@ -72,13 +72,7 @@ static const struct wino_kernels avx2 = {input_avx2, output_avx2, CPU_AVX2};
 static const struct wino_kernels avx512 = {input_avx512, output_avx512, CPU_AVX512};
 #endif
 
-static const void *const table[3] = {
-    &generic,
-#ifdef CPU_X86_VARIANTS
-    &avx2,
-    &avx512,
-#endif
-};
+static const void *const table[3] = CPU_VARIANT_TABLE(generic, avx2, avx512);
 
 const struct wino_kernels *wino_kernels_variant(enum cpu_isa isa) {
     return cpu_variant(table, isa);
