@@ -9,7 +9,8 @@
  * --weights per-call makes them transform the weights on every call.
  *
  * Method, for a shared and noisy machine: all variants of a problem run
- * once to warm up (and are verified), then take turns (interleaved rounds)
+ * once to warm up (and are verified), then take turns (interleaved rounds,
+ * in a new random order each round)
  * until each has MIN_RUNS timings and the problem has been measured for
  * MIN_SECONDS; medians are reported with the max/min spread. Every output
  * is verified against im2col_gemm's (which the test suite verifies against
@@ -196,8 +197,16 @@ int cmd_bench(int argc, char **argv) {
             }
         }
         const int64_t start = clock_now_ns();
+        int order[MAX_VARIANTS];
+        for (int k = 0; k < nv; k++)
+            order[k] = k;
         for (int round = 0; round < MAX_ROUNDS; round++) {
-            for (int k = 0; k < nv; k++) {
+            /* A new order every round: a variant's time depends on what ran
+             * just before it (a oneDNN call leaves OpenMP workers spinning,
+             * a convsel-pool call leaves them asleep). */
+            rng_shuffle(&g, order, nv);
+            for (int j = 0; j < nv; j++) {
+                const int k = order[j];
                 if (v[k].failed)
                     continue;
                 const int64_t t0 = clock_now_ns();

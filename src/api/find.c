@@ -9,6 +9,7 @@
 #include "api/handle.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
+#include "util/rng.h"
 #include "util/stats.h"
 
 #define MIN_RUNS 5
@@ -88,14 +89,26 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
                                  .plans = handle_plans(h),
                                  .weights_constant = h->weights_constant};
     const int64_t start = clock_now_ns();
+    struct rng order_rng = rng_seed((uint64_t)k);
+    int order[SOLVER_MAX];
     for (int round = -1; round < MAX_ROUNDS; round++) { /* round -1 warms up */
-        for (int i = 0; i < k; i++) {
+        /* Timed rounds take the candidates in a new random order each: a
+         * solver's time depends on what ran just before it (OpenMP workers
+         * left spinning by a oneDNN call, or asleep after a convsel-pool
+         * call), so none may always follow the same one. */
+        for (int i = 0; i < k; i++)
+            order[i] = i;
+        if (round >= 0)
+            rng_shuffle(&order_rng, order, k);
+        for (int j = 0; j < k; j++) {
+            const int i = round < 0 ? j : order[j];
             const int64_t t0 = clock_now_ns();
             st = c[i].s->run(&args);
             const int64_t t1 = clock_now_ns();
             if (st == CONVSEL_STATUS_NOT_SUPPORTED && round < 0) {
                 /* a backend found no implementation after all: not a contender */
-                c[i--] = c[--k];
+                c[i] = c[--k];
+                j--;
                 continue;
             }
             if (st != CONVSEL_STATUS_SUCCESS) {

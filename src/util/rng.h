@@ -40,4 +40,13 @@ static inline void rng_fill(struct rng *r, float *v, size_t n) {
         v[i] = (float)rng_uniform(r, -1.0, 1.0);
 }
 
+/* Puts order[0..n) in a uniformly random order (Fisher-Yates). */
+static inline void rng_shuffle(struct rng *r, int *order, int n) {
+    for (int i = n - 1; i > 0; i--) {
+        const int j = (int)rng_int(r, 0, i), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 #endif /* CONVSEL_UTIL_RNG_H */
