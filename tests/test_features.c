@@ -40,6 +40,15 @@ static void known_problem(void) {
     /* 2 * n * k * oh * ow * c * r * s FLOP; k * c * r * s weights */
     CHECK(near(f[19], log2(2.0 * 4 * 128 * 28 * 14 * 64 * 3 * 5)));
     CHECK(near(f[20], log2(128.0 * 64 * 3 * 5)));
+    CHECK(near(f[21], 1) && near(f[22], 1)); /* 64 and 128 channels: full blocks of 16 */
+    p.c = 17, p.k = 40;                      /* 17 of 32, 40 of 48 */
+    problem_set_packed_strides(&p);
+    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    features_of(&p, 2, f);
+    CHECK(near(f[21], 17.0 / 32) && near(f[22], 40.0 / 48));
+    CHECK(strcmp(feature_names[21], "in_block_fill") == 0 &&
+          strcmp(feature_names[22], "out_block_fill") == 0);
+    p.c = 64, p.k = 128;
     p.groups = 64, p.k = 64, p.layout = CONVSEL_LAYOUT_NHWC;
     problem_set_packed_strides(&p);
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);

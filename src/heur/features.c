@@ -4,11 +4,18 @@
 #include <math.h>
 
 const char *const feature_names[FEATURE_COUNT] = {
-    "log2_batch",  "log2_in_channels", "log2_in_h",   "log2_in_w",    "log2_out_channels",
-    "log2_out_h",  "log2_out_w",       "fil_h",       "fil_w",        "pad_h",
-    "pad_w",       "stride_h",         "stride_w",    "dil_h",        "dil_w",
-    "log2_groups", "depthwise",        "layout_nhwc", "log2_threads", "log2_flop",
-    "log2_weights"};
+    "log2_batch",   "log2_in_channels", "log2_in_h",     "log2_in_w",    "log2_out_channels",
+    "log2_out_h",   "log2_out_w",       "fil_h",         "fil_w",        "pad_h",
+    "pad_w",        "stride_h",         "stride_w",      "dil_h",        "dil_w",
+    "log2_groups",  "depthwise",        "layout_nhwc",   "log2_threads", "log2_flop",
+    "log2_weights", "in_block_fill",    "out_block_fill"};
+
+/* How full the last block of 16 channels is (1 when count is a multiple of
+ * 16): oneDNN's kernels compute in blocks of 16 channels, so 17 channels
+ * cost about what 32 do, and the fastest solver changes with it. */
+static double block_fill(int64_t count) {
+    return (double)count / (double)(16 * ((count + 15) / 16));
+}
 
 void features_of(const struct conv_problem *p, int threads, float out[FEATURE_COUNT]) {
     const double values[FEATURE_COUNT] = {
@@ -21,7 +28,7 @@ void features_of(const struct conv_problem *p, int threads, float out[FEATURE_CO
         /* the work, and the weights a backend reorders
          * every call: products the MLP would otherwise
          * have to assemble from the sizes */
-        log2(problem_flops(p)), log2((double)p->w_elems)};
+        log2(problem_flops(p)), log2((double)p->w_elems), block_fill(p->c), block_fill(p->k)};
     for (int i = 0; i < FEATURE_COUNT; i++)
         out[i] = (float)values[i];
 }

@@ -16,7 +16,7 @@
 #include "core/problem.h"
 #include "solvers/solver.h"
 
-#define FEATURE_COUNT 21
+#define FEATURE_COUNT 23
 #define METADATA_ERROR_MAX 256
 #define METADATA_NAME_MAX 64
 
