@@ -40,6 +40,31 @@ int main(void) {
     CHECK(tune("--sample 8 --seed 6 --max-mflop 5 --list") == 0 && strcmp(first, out) != 0);
     CHECK(strncmp(first, "name,n,c,h,w,k,r,s", 18) == 0 && strstr(first, "sample7,") != NULL);
 
+    /* --network-channels: the same draws, channel counts >= 16 on multiples of 8 */
+    CHECK(tune("--sample 200 --seed 3 --network-channels --list") == 0);
+    int rows = 0, rounded = 0, unrounded_default = 0;
+    for (const char *line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        long n, c, h, w, k, r, s, ph, pw, sh, sw, dh, dw, g;
+        if (sscanf(line + 1, "%*[^,],%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld", &n,
+                   &c, &h, &w, &k, &r, &s, &ph, &pw, &sh, &sw, &dh, &dw, &g) != 14)
+            continue;
+        rows++;
+        if (g == 1 || g == c) /* dense and depthwise: whole counts */
+            rounded += (c < 16 || c % 8 == 0) && (k < 16 || k % 8 == 0);
+        else /* grouped: per-group counts */
+            rounded += (c / g < 8 || (c / g) % 4 == 0) && (k / g < 8 || (k / g) % 4 == 0);
+    }
+    CHECK(rows == 200 && rounded == rows);
+    CHECK(tune("--sample 200 --seed 3 --list") == 0);
+    for (const char *line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        long c, k, g;
+        if (sscanf(line + 1, "%*[^,],%*d,%ld,%*d,%*d,%ld,%*d,%*d,%*d,%*d,%*d,%*d,%*d,%*d,%ld", &c,
+                   &k, &g) == 3 &&
+            g == 1)
+            unrounded_default += (c >= 16 && c % 8 != 0) || (k >= 16 && k % 8 != 0);
+    }
+    CHECK(unrounded_default > 50); /* the default keeps log-uniform counts */
+
     snprintf(args, sizeof args, "%s --db %s", sample, test_tmp_path("all.db"));
     CHECK(tune(args) == 0 &&
           test_contains(out, "tune: 8 measured, 0 skipped, 0 failed, 0 noisy (8 problems"));

@@ -46,7 +46,7 @@ struct tune_options {
     const char *problems, *shard, *db, *weights;
     int64_t sample, seed, threads, max_mflop;
     int64_t noise_guard_pct;
-    bool list;
+    bool list, network_channels;
 };
 
 static float *random_buffer(size_t count, struct rng *r) {
@@ -152,7 +152,7 @@ static int load_problems(const struct tune_options *o, struct problem_row **rows
     }
     struct rng r = rng_seed((uint64_t)o->seed);
     for (int i = 0; i < (int)o->sample; i++)
-        problem_sample(&r, (double)o->max_mflop * 1e6, &(*rows)[i], i);
+        problem_sample(&r, (double)o->max_mflop * 1e6, o->network_channels, &(*rows)[i], i);
     *n = (int)o->sample;
     return EXIT_OK;
 }
@@ -318,6 +318,8 @@ int cmd_tune(int argc, char **argv) {
          "busy when the calibration takes > P% of its best (default 150; 0: off)"},
         {NULL, "--weights", CLI_STRING, &o.weights, "MODE",
          "constant (default: transformed once per problem) or per-call"},
+        {NULL, "--network-channels", CLI_SWITCH, &o.network_channels, "",
+         "sampled channel counts >= 16 rounded to multiples of 8, as networks use"},
         {NULL, "--list", CLI_SWITCH, &o.list, "", "print the problems (CSV) and measure nothing"},
     };
     int rc = cli_parse("tune", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);

@@ -34,7 +34,17 @@ static int64_t out_size(int64_t in, int64_t f, int64_t pad, int64_t stride, int6
     return in + 2 * pad < span ? 0 : (in + 2 * pad - span) / stride + 1;
 }
 
-void problem_sample(struct rng *r, double max_flops, struct problem_row *out, int index) {
+/* Networks use channel counts that are multiples of 8 (16, 24, 32, 48,
+ * 64, 96, 144, ...) almost everywhere past the first layer. */
+static int64_t round_to(int64_t count, int64_t multiple, bool network) {
+    if (!network || count < 2 * multiple)
+        return count;
+    return (count + multiple / 2) / multiple * multiple;
+}
+
+void problem_sample(struct rng *r, double max_flops, bool network_channels, struct problem_row *out,
+                    int index) {
+    const bool nc = network_channels;
     struct problem_flags *p = &out->pf;
     for (;;) {
         problem_flags_defaults(p);
@@ -51,15 +61,15 @@ void problem_sample(struct rng *r, double max_flops, struct problem_row *out, in
         p->pad_w = same ? dil * (p->x - 1) / 2 : 0;
         const int64_t kind = rng_int(r, 0, 99);
         if (kind < 15) { /* depthwise */
-            p->c = p->k = p->groups = log_uniform(r, 8, 1024);
+            p->c = p->k = p->groups = round_to(log_uniform(r, 8, 1024), 8, nc);
         } else if (kind < 25) { /* grouped: 2-64 groups of 4-64 channels */
             p->groups = (int64_t)1 << rng_int(r, 1, 6);
-            p->c = p->groups * log_uniform(r, 4, 64);
-            p->k = p->groups * log_uniform(r, 4, 64);
+            p->c = p->groups * round_to(log_uniform(r, 4, 64), 4, nc);
+            p->k = p->groups * round_to(log_uniform(r, 4, 64), 4, nc);
         } else {
             p->groups = 1;
-            p->c = rng_int(r, 0, 99) < 5 ? 3 : log_uniform(r, 1, 1024);
-            p->k = log_uniform(r, 1, 1024);
+            p->c = rng_int(r, 0, 99) < 5 ? 3 : round_to(log_uniform(r, 1, 1024), 8, nc);
+            p->k = round_to(log_uniform(r, 1, 1024), 8, nc);
         }
         const int64_t oh = out_size(p->h, p->y, p->pad_h, stride, dil);
         const int64_t ow = out_size(p->w, p->x, p->pad_w, stride, dil);
