@@ -18,6 +18,7 @@
 #include "heur/features.h"
 #include "nn/model.h"
 #include "train_mlp.h"
+#include "util/stats.h"
 
 static const char summary[] =
     "Trains the ranking model on a performance database: an MLP from the problem's features\n"
@@ -97,17 +98,13 @@ static void evaluate(const struct training *t, const struct mlp *members, int co
         const struct ds_problem *q = &t->d.v[i];
         float pred[MLP_MAX_OUT];
         mlp_ensemble_forward(members, count, &t->x[(size_t)i * FEATURE_COUNT], pred);
-        int rank[MLP_MAX_OUT];
-        for (int o = 0; o < t->outputs; o++)
-            rank[o] = o;
-        for (int a = 1; a < t->outputs; a++) /* insertion sort by predicted time */
-            for (int b = a; b > 0 && pred[rank[b]] < pred[rank[b - 1]]; b--) {
-                const int tmp = rank[b];
-                rank[b] = rank[b - 1], rank[b - 1] = tmp;
-            }
+        double predicted[SOLVER_MAX]; /* by solver id */
         int ids[MLP_MAX_OUT];
-        for (int o = 0; o < t->outputs; o++)
-            ids[o] = t->solver_of[rank[o]];
+        for (int o = 0; o < t->outputs; o++) {
+            ids[o] = t->solver_of[o];
+            predicted[ids[o]] = pred[o];
+        }
+        stats_order_by_time(predicted, ids, t->outputs);
         const bool test = dataset_is_test(q->key);
         ds_score_add(test ? &model_test : &model_train, q, ids, t->outputs, &regret);
         if (test) {

@@ -14,6 +14,7 @@
 #include "nn/model.h"
 #include "util/cpu.h"
 #include "util/file.h"
+#include "util/stats.h"
 
 #ifndef CONVSEL_DEFAULT_MODEL_DIR
 #define CONVSEL_DEFAULT_MODEL_DIR ""
@@ -155,11 +156,7 @@ int ranking_model_rank(const struct ranking_model *m, const struct conv_problem 
     for (int id = 0; id < SOLVER_MAX; id++)
         if (ms[id] >= 0)
             order[n++] = id;
-    for (int a = 1; a < n; a++) /* insertion sort: a handful of solvers */
-        for (int b = a; b > 0 && ms[order[b]] < ms[order[b - 1]]; b--) {
-            const int t = order[b];
-            order[b] = order[b - 1], order[b - 1] = t;
-        }
+    stats_order_by_time(ms, order, n);
     return n;
 }
 

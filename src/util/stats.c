@@ -1,4 +1,4 @@
-/* stats.c -- medians and quantiles for timing samples. */
+/* stats.c -- medians, quantiles and orderings of timings. */
 #include "util/stats.h"
 
 #include <stdlib.h>
@@ -21,4 +21,12 @@ double stats_quantile_sorted(const double *v, size_t n, double q) {
 double stats_median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
     return stats_quantile_sorted(v, n, 0.5);
+}
+
+void stats_order_by_time(const double *time, int *ids, int n) {
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && time[ids[b]] < time[ids[b - 1]]; b--) {
+            const int t = ids[b];
+            ids[b] = ids[b - 1], ids[b - 1] = t;
+        }
 }
