@@ -101,7 +101,7 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
         if (round >= 0)
             rng_shuffle(&order_rng, order, k);
         for (int j = 0; j < k; j++) {
-            const int i = round < 0 ? j : order[j];
+            const int i = order[j]; /* j itself in the warm-up round */
             const int64_t t0 = clock_now_ns();
             st = c[i].s->run(&args);
             const int64_t t1 = clock_now_ns();
