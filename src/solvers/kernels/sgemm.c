@@ -276,9 +276,7 @@ static void run(const struct variant *v, const struct sgemm_args *g, struct thre
     const size_t col_tasks = (g->n + v->nr - 1) / v->nr;
     const size_t row_tasks = (g->m + ROW_BLOCK - 1) / ROW_BLOCK;
     const size_t threads = (size_t)(pool ? thread_pool_threads(pool) : 1);
-    struct job jb = {g, v, g->n < g->m && row_tasks >= threads};
-    if (col_tasks < threads && row_tasks >= threads)
-        jb.by_rows = true;
+    struct job jb = {g, v, row_tasks >= threads && (g->n < g->m || col_tasks < threads)};
     thread_pool_parallel_for(pool, jb.by_rows ? row_tasks : col_tasks, run_tasks, &jb);
 }
 
