@@ -13,9 +13,8 @@
  * amplified; the error bound used across the field for F(4x4,3x3) fp32 is
  * 1e-3 relative to max|y| (oneDNN's and NNPACK's tests), and that is the
  * tolerance here; tests/test_solvers.c reports the measured worst case. */
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "solvers/kernels/sgemm.h"
 #include "solvers/kernels/winograd_kernels.h"
@@ -216,9 +215,10 @@ struct wino_plan {
     float u[];
 };
 
-/* U for this run: the plan's when the weights are constant (transformed
- * once per weights address), else the workspace's, transformed now. */
-static float *filters(const struct conv_run_args *a, struct wino *s) {
+/* Points s->u at this run's U: the plan's when the weights are constant
+ * (transformed once per weights address), else the workspace's,
+ * transformed now. */
+static void filters(const struct conv_run_args *a, struct wino *s) {
     const struct conv_problem *p = a->p;
     const size_t u_floats = 36 * (size_t)(p->k * p->c);
     struct wino_plan *plan = NULL;
@@ -231,14 +231,13 @@ static float *filters(const struct conv_run_args *a, struct wino *s) {
             if (!plan_cache_put(a->plans, &solver_winograd_f4x3, key, plan, free))
                 plan = NULL; /* freed by the cache */
         }
-        if (plan && plan->from == a->w)
-            return plan->u;
     }
     s->u = plan ? plan->u : a->workspace;
+    if (plan && plan->from == a->w)
+        return;
     thread_pool_parallel_for(a->pool, (size_t)p->k, filter_transform, s);
     if (plan)
         plan->from = a->w;
-    return s->u;
 }
 
 static convsel_status_t run(const struct conv_run_args *a) {
@@ -248,7 +247,7 @@ static convsel_status_t run(const struct conv_run_args *a) {
         .p = p, .x = a->x, .w = a->w, .y = a->y, .th = (p->oh + 3) / 4, .tw = (p->ow + 3) / 4};
     s.v = (float *)a->workspace + 36 * p->k * p->c;
     s.m = s.v + 36 * p->c * tb_max;
-    s.u = filters(a, &s);
+    filters(a, &s);
     for (s.t0 = 0; s.t0 < total; s.t0 += tb_max) {
         s.tb = total - s.t0 < tb_max ? total - s.t0 : tb_max;
         thread_pool_parallel_for(a->pool, (size_t)p->c, input_transform, &s);
