@@ -62,10 +62,9 @@ int main(void) {
     snprintf(args, sizeof args, "info %s", test_tmp_path("all.db"));
     CHECK(db_cmd(args) == 0 && test_contains(out, "records   8") &&
           test_contains(out, "journal   wal"));
-    char env_args[2100];
-    snprintf(env_args, sizeof env_args, "CONVSEL_DB=%s %s db info", test_tmp_path("s1.db"),
-             test_convsel_bin());
-    CHECK(test_run_command(env_args, out, sizeof out) == 0 && test_contains(out, "records   5"));
+    char env[2100];
+    snprintf(env, sizeof env, "CONVSEL_DB=%s", test_tmp_path("s1.db"));
+    CHECK(test_convsel(env, "db info", out, sizeof out) == 0 && test_contains(out, "records   5"));
 
     /* a missing and a corrupt shard: reported, the good one still merged, exit 1 */
     FILE *f = fopen(test_tmp_path("junk.db"), "w");

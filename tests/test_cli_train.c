@@ -55,8 +55,8 @@ static bool runtime_agrees(const char *db, const char *dir) {
     at = at ? strstr(at, "model     top1 = ") : NULL;
     if (at)
         sscanf(at + 10, "%255[^\n]", trained);
-    snprintf(cmd, sizeof cmd, "%s eval --db %s --model %s", test_convsel_bin(), db, dir);
-    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "eval --db %s --model %s", db, dir);
+    CHECK(test_convsel(NULL, cmd, out, sizeof out) == 0);
     CHECK(test_contains(out, "eval: ranking model ") && test_contains(out, "/avx512.tn.model"));
     at = strstr(out, "held-out  top1 = ");
     if (at)
@@ -99,9 +99,8 @@ int main(void) {
 
     /* eval --model runs the written files through the runtime: the same scores */
     CHECK(runtime_agrees(db, dir_a));
-    snprintf(args, sizeof args, "%s eval --db %s --model %s", test_convsel_bin(), db,
-             test_tmp_path("nodir"));
-    CHECK(test_run_command(args, out, sizeof out) == 1 &&
+    snprintf(args, sizeof args, "eval --db %s --model %s", db, test_tmp_path("nodir"));
+    CHECK(test_convsel(NULL, args, out, sizeof out) == 1 &&
           test_contains(out, "nodir/avx512_metadata.tn.model: cannot read"));
 
     /* reproducible: same data and seed, the same bytes */

@@ -80,9 +80,9 @@ int main(void) {
     snprintf(args, sizeof args, "%s --shard 1/2 --db %s", sample, test_tmp_path("s1.db"));
     CHECK(tune(args) == 0 && test_contains(out, "tune: 4 measured"));
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s db merge %s %s %s", test_convsel_bin(), test_tmp_path("m.db"),
-             test_tmp_path("s0.db"), test_tmp_path("s1.db"));
-    CHECK(test_run_command(cmd, out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "db merge %s %s %s", test_tmp_path("m.db"), test_tmp_path("s0.db"),
+             test_tmp_path("s1.db"));
+    CHECK(test_convsel(NULL, cmd, out, sizeof out) == 0);
     snprintf(args, sizeof args, "%s --db %s", sample, test_tmp_path("m.db"));
     CHECK(tune(args) == 0 &&
           test_contains(out, "tune: 0 measured, 8 skipped")); /* every problem is there */
