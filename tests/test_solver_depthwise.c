@@ -1,8 +1,11 @@
 /* test_solver_depthwise.c -- the depthwise solver's kernels, every ISA
- * variant this CPU runs, against the reference: NCHW and NHWC, channel
- * multipliers 1 and 3, strides 1 and 2, dilation 2, padding wider than the
- * filter's reach, rows shorter and longer than a vector, 1- and 2-thread
- * handles. */
+ * variant this CPU runs, against the reference: NCHW (the band kernel on
+ * slabs of several sizes, and the row kernel) and NHWC, channel multipliers
+ * 1 and 3, strides 1 and 2, dilation 2, padding wider than the filter's
+ * reach, rows shorter and longer than a vector, band heights that are and
+ * are not multiples of the register block; through the API, 1- and 2-thread
+ * handles and rows too wide for a slab. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +16,19 @@
 #include "testutil.h"
 #include "util/rng.h"
 
-/* Runs the solver's row kernels of one variant directly on tp (NCHW or
+/* Compares y with the reference's ref; names the case on failure. */
+static void report(const struct test_problem *tp, const struct dw_kernels *kern, const char *what,
+                   const float *y, const float *ref, size_t count) {
+    struct verify_result r = verify_compare(y, ref, count);
+    if (!CHECK(verify_passes(&r, 1e-5)))
+        fprintf(stderr, "  %s %s %s c%lld k%lld %lldx%lld f%lld s%lld d%lld p%lld: %.3g\n",
+                cpu_isa_name(kern->isa), tp->layout == CONVSEL_LAYOUT_NCHW ? "NCHW" : "NHWC", what,
+                (long long)tp->c, (long long)tp->k, (long long)tp->h, (long long)tp->w,
+                (long long)tp->r, (long long)tp->stride_h, (long long)tp->dil_h,
+                (long long)tp->pad_h, r.rel_error);
+}
+
+/* Runs the solver's kernels of one variant directly on tp (NCHW or
  * NHWC) and compares with the reference through the public API. */
 static void check(convsel_handle_t h, const struct test_problem *tp,
                   const struct dw_kernels *kern) {
@@ -39,6 +54,36 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
                 for (int64_t oy = 0; oy < d.oh; oy++)
                     kern->nchw_row(&geo, x + (n * tp->c + k / m) * tp->h * tp->w, w + k * rs, oy,
                                    y + ((n * tp->k + k) * d.oh + oy) * d.ow);
+        report(tp, kern, "rows", y, ref, d.y_count);
+        /* Slabs of 1, 2, 5 and 7 output rows and a whole plane, reused across
+         * planes the way the solver does: cleared once per band. */
+        const int64_t bands[] = {1, 2, 5, 7, d.oh};
+        for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
+            struct dw_slab sl;
+            dw_slab_plan(&geo, d.oh, 1, 1, SIZE_MAX, &sl); /* the row pitch */
+            const size_t floats = (size_t)(dw_slab_rows(&geo, bands[b]) * sl.row_pitch);
+            const int64_t want = bands[b] < d.oh ? bands[b] : d.oh;
+            if (!CHECK(dw_slab_plan(&geo, d.oh, 1, 1, floats, &sl) && sl.band == want))
+                continue;
+            float *slab = malloc(floats * sizeof *slab);
+            for (float *p = y; p < y + d.y_count; p++)
+                *p = -1.0f;
+            for (int64_t oy0 = 0; oy0 < d.oh; oy0 += sl.band) {
+                const int64_t rows = d.oh - oy0 < sl.band ? d.oh - oy0 : sl.band;
+                dw_slab_clear(&geo, &sl, rows, slab);
+                for (int64_t n = 0; n < tp->n; n++)
+                    for (int64_t k = 0; k < tp->k; k++) {
+                        dw_slab_pack(&geo, &sl, x + (n * tp->c + k / m) * tp->h * tp->w, oy0, rows,
+                                     slab);
+                        kern->nchw_band(&geo, &sl, slab, w + k * rs, rows,
+                                        y + ((n * tp->k + k) * d.oh + oy0) * d.ow);
+                    }
+            }
+            free(slab);
+            char what[32];
+            snprintf(what, sizeof what, "bands of %lld", (long long)bands[b]);
+            report(tp, kern, what, y, ref, d.y_count);
+        }
     } else {
         float *taps = malloc((size_t)(tp->k * rs) * sizeof *taps);
         for (int64_t k = 0; k < tp->k; k++)
@@ -49,14 +94,30 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
                 kern->nhwc_row(&geo, x + n * tp->h * tp->w * tp->c, taps, oy,
                                y + (n * d.oh + oy) * d.ow * tp->k);
         free(taps);
+        report(tp, kern, "rows", y, ref, d.y_count);
     }
-    struct verify_result r = verify_compare(y, ref, d.y_count);
-    if (!CHECK(verify_passes(&r, 1e-5)))
-        fprintf(stderr, "  %s %s c%lld k%lld %lldx%lld f%lld s%lld d%lld p%lld: %.3g\n",
-                cpu_isa_name(kern->isa), tp->layout == CONVSEL_LAYOUT_NCHW ? "NCHW" : "NHWC",
-                (long long)tp->c, (long long)tp->k, (long long)tp->h, (long long)tp->w,
-                (long long)tp->r, (long long)tp->stride_h, (long long)tp->dil_h,
-                (long long)tp->pad_h, r.rel_error);
+    free(x), free(w), free(y), free(ref);
+    test_descs_destroy(&d);
+}
+
+/* The solver through the API (2 threads) against the reference. */
+static void check_solver(convsel_handle_t h, const struct test_problem *tp) {
+    struct test_descs d;
+    if (!CHECK_STATUS(h, test_descs_create(h, tp, &d), CONVSEL_STATUS_SUCCESS))
+        return;
+    float *x = malloc(d.x_count * sizeof *x), *w = malloc(d.w_count * sizeof *w);
+    float *y = malloc(d.y_count * sizeof *y), *ref = malloc(d.y_count * sizeof *ref);
+    struct rng g = rng_seed(5);
+    rng_fill(&g, x, d.x_count);
+    rng_fill(&g, w, d.w_count);
+    convsel_solver_id_t ref_id, id;
+    convsel_solver_find(h, "reference", &ref_id);
+    CHECK_STATUS(h, convsel_solver_find(h, "depthwise", &id), CONVSEL_STATUS_SUCCESS);
+    convsel_set_num_threads(h, 2);
+    convsel_convolution_forward(h, ref_id, d.x, x, d.w, w, d.conv, d.y, ref, NULL, 0);
+    CHECK_STATUS(h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
+                 CONVSEL_STATUS_SUCCESS);
+    report(tp, dw_kernels(), "solver", y, ref, d.y_count);
     free(x), free(w), free(y), free(ref);
     test_descs_destroy(&d);
 }
@@ -92,6 +153,14 @@ int main(void) {
     }
     printf("%d kernel variants checked; chosen: %s\n", variants, cpu_isa_name(dw_kernels()->isa));
     CHECK(variants >= 1);
+    /* Through the API: a plane split into bands for balance (2 planes, 2
+     * threads), and rows too wide for a slab (the row kernel's fallback). */
+    struct test_problem split = test_problem_default();
+    split.c = split.groups = split.k = 2, split.h = split.w = 40, split.pad_h = split.pad_w = 1;
+    struct test_problem wide = test_problem_default();
+    wide.c = wide.groups = wide.k = 2, wide.h = 3, wide.w = 4000, wide.pad_h = wide.pad_w = 1;
+    check_solver(h, &split);
+    check_solver(h, &wide);
     /* The solver through the API with 1 and 2 threads gives the same bits. */
     struct test_problem tp = test_problem_default();
     tp.c = tp.groups = tp.k = 24, tp.h = tp.w = 31, tp.pad_h = tp.pad_w = 1, tp.n = 3;

@@ -1,10 +1,13 @@
 /* depthwise.c -- depthwise convolution (groups = input channels, any
  * channel multiplier), direct, for NCHW and NHWC. Depthwise layers are
- * memory-bound and tiny in FLOPs; as a GEMM they fall to ~1% of peak. Here
- * each output row is one task on the handle's threads, computed by a
- * vectorized row kernel (kernels/depthwise_kernels.c). NHWC first turns the
- * weights into [r][s][k] in the workspace so the channel loop is
- * contiguous. */
+ * memory-bound and tiny in FLOPs; as a GEMM they fall to ~1% of peak.
+ * NCHW: a task is a band of output rows of one channel; its input rows are
+ * packed into a slab on the task's stack (padding as zeros, columns split by
+ * stride phase: kernels/depthwise_kernels.h) that stays in L1 while the
+ * band kernel reads it once per tap. Rows too wide for a slab fall back to
+ * a row kernel. NHWC: a task is an output row of one image, vectorized over
+ * channels; the weights are first turned into [r][s][k] in the workspace so
+ * the channel loop is contiguous. */
 #include "solvers/kernels/depthwise_kernels.h"
 #include "solvers/solver.h"
 
@@ -26,16 +29,46 @@ static size_t workspace_size(const struct conv_problem *p) {
     return p->layout == CONVSEL_LAYOUT_NHWC ? (size_t)(p->k * p->r * p->s) * sizeof(float) : 0;
 }
 
+/* Floats of a slab: 32 KiB, within L1 with room for taps and output. */
+#define SLAB_FLOATS 8192
+
 struct dw_job {
     const struct conv_problem *p;
     const struct dw_kernels *kern;
     struct dw_geometry g;
+    struct dw_slab slab;
+    int64_t bands; /* per output plane */
     const float *x, *w;
     float *y;
 };
 
-/* NCHW: task = (image, output channel, output row). */
-static void nchw_tasks(void *ctx, size_t begin, size_t end) {
+/* NCHW: task = (band of output rows, image, output channel), band
+ * slowest, so that a thread's consecutive tasks share the band and its
+ * slab's padding: cleared once, then only the input is copied in. */
+static void nchw_band_tasks(void *ctx, size_t begin, size_t end) {
+    const struct dw_job *j = ctx;
+    const struct conv_problem *p = j->p;
+    const int64_t m = p->k / p->c, planes = p->n * p->k;
+    float slab[SLAB_FLOATS] __attribute__((aligned(64)));
+    int64_t cleared = -1; /* the band the slab's padding is for */
+    for (size_t t = begin; t < end; t++) {
+        const int64_t band = (int64_t)t / planes, nk = (int64_t)t % planes;
+        const int64_t k = nk % p->k, n = nk / p->k;
+        const int64_t oy0 = band * j->slab.band;
+        const int64_t rows = p->oh - oy0 < j->slab.band ? p->oh - oy0 : j->slab.band;
+        const float *x = j->x + n * p->x_stride[DIM_N] + (k / m) * p->x_stride[DIM_C];
+        float *y = j->y + n * p->y_stride[DIM_N] + k * p->y_stride[DIM_C] + oy0 * p->ow;
+        if (band != cleared) {
+            dw_slab_clear(&j->g, &j->slab, rows, slab);
+            cleared = band;
+        }
+        dw_slab_pack(&j->g, &j->slab, x, oy0, rows, slab);
+        j->kern->nchw_band(&j->g, &j->slab, slab, j->w + k * p->r * p->s, rows, y);
+    }
+}
+
+/* NCHW, rows too wide for a slab: task = (image, output channel, output row). */
+static void nchw_row_tasks(void *ctx, size_t begin, size_t end) {
     const struct dw_job *j = ctx;
     const struct conv_problem *p = j->p;
     const int64_t m = p->k / p->c;
@@ -73,7 +106,14 @@ static convsel_status_t run(const struct conv_run_args *a) {
     /* With one input channel per group the KCRS and KRSC orders coincide:
      * weight (k, r, s) is at (k * r + r) * s + s in both. */
     if (p->layout == CONVSEL_LAYOUT_NCHW) {
-        thread_pool_parallel_for(a->pool, (size_t)(p->n * p->k * p->oh), nchw_tasks, &j);
+        /* 4 tasks per thread at least, for balance, where the planes allow */
+        if (dw_slab_plan(&j.g, p->oh, p->n * p->k, 4 * (int64_t)a->num_threads, SLAB_FLOATS,
+                         &j.slab)) {
+            j.bands = (p->oh + j.slab.band - 1) / j.slab.band;
+            thread_pool_parallel_for(a->pool, (size_t)(p->n * p->k * j.bands), nchw_band_tasks, &j);
+        } else {
+            thread_pool_parallel_for(a->pool, (size_t)(p->n * p->k * p->oh), nchw_row_tasks, &j);
+        }
         return CONVSEL_STATUS_SUCCESS;
     }
     float *taps = a->workspace; /* [r][s][k] */

@@ -1,11 +1,150 @@
 /* depthwise_kernels.c -- see depthwise_kernels.h. Each loop body is
  * written once (always_inline) and compiled for x86-64-v4, x86-64-v3 and
- * the baseline. Bounds are resolved per filter tap as a range of output
- * columns, so the inner loops have no branches and vectorize: over output
- * columns in NCHW (contiguous when the stride is 1), over channels in NHWC. */
+ * the baseline. NCHW bands accumulate blocks of DW_ROWS x DW_COLS outputs
+ * in vector registers (GCC vector types: one zmm per row on AVX-512, two
+ * ymm on AVX2), one multiply-add per tap and row, reading the slab with
+ * unaligned loads. The row kernels resolve bounds per filter tap as a range
+ * of output columns, so their inner loops have no branches and vectorize:
+ * over output columns in NCHW (contiguous when the stride is 1), over
+ * channels in NHWC. */
 #include "solvers/kernels/depthwise_kernels.h"
 
 #include <string.h>
+
+/* Output rows per register block: 6 independent accumulators hide the
+ * multiply-add latency (and fill 12 of AVX2's 16 registers). */
+#define DW_ROWS 6
+
+typedef float dw_vec __attribute__((vector_size(DW_COLS * sizeof(float))));
+
+int64_t dw_slab_rows(const struct dw_geometry *g, int64_t rows) {
+    return (rows - 1) * g->stride_h + (g->r - 1) * g->dil_h + 1;
+}
+
+bool dw_slab_plan(const struct dw_geometry *g, int64_t oh, int64_t planes, int64_t min_tasks,
+                  size_t max_floats, struct dw_slab *out) {
+    const int64_t ow_blocks = (g->ow + DW_COLS - 1) / DW_COLS;
+    out->phase_len = ow_blocks * DW_COLS + (g->s - 1) * g->dil_w / g->stride_w;
+    out->row_pitch = g->stride_w * out->phase_len;
+    const size_t fit = max_floats / (size_t)out->row_pitch;
+    const int64_t fit_rows = fit < (size_t)INT64_MAX ? (int64_t)fit : INT64_MAX;
+    const int64_t first = dw_slab_rows(g, 1); /* input rows of one output row */
+    if (fit_rows < first)
+        return false;
+    int64_t band = (fit_rows - first) / g->stride_h + 1;
+    const int64_t bands_wanted = (min_tasks + planes - 1) / planes;
+    const int64_t balanced = (oh + bands_wanted - 1) / bands_wanted;
+    band = band < balanced ? band : balanced;
+    out->band = band < oh ? band : oh;
+    return true;
+}
+
+void dw_slab_clear(const struct dw_geometry *g, const struct dw_slab *sl, int64_t rows,
+                   float *slab) {
+    memset(slab, 0, (size_t)(dw_slab_rows(g, rows) * sl->row_pitch) * sizeof(float));
+}
+
+void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const float *x,
+                  int64_t oy0, int64_t rows, float *slab) {
+    const int64_t sw = g->stride_w, len = sl->phase_len;
+    int64_t i0 = g->pad_h - oy0 * g->stride_h; /* first slab row inside the input */
+    int64_t i1 = g->h + i0;                    /* and one past the last */
+    i0 = i0 > 0 ? i0 : 0;
+    i1 = i1 < dw_slab_rows(g, rows) ? i1 : dw_slab_rows(g, rows);
+    /* slab row i is input row i + oy0 * stride_h - pad_h */
+    const float *src = x + (oy0 * g->stride_h - g->pad_h) * g->w;
+    for (int64_t q = 0; q < sw; q++) {
+        /* phase q, index j holds input column j * sw + first */
+        const int64_t first = q - g->pad_w;
+        int64_t lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+        int64_t hi = g->w - 1 - first < 0 ? 0 : (g->w - 1 - first) / sw + 1;
+        hi = hi < len ? hi : len;
+        if (lo >= hi)
+            continue;
+        for (int64_t i = i0; i < i1; i++) {
+            float *dst = slab + i * sl->row_pitch + q * len;
+            const float *row = src + i * g->w + first;
+            if (sw == 1)
+                memcpy(dst + lo, row + lo, (size_t)(hi - lo) * sizeof(float));
+            else
+                for (int64_t j = lo; j < hi; j++)
+                    dst[j] = row[j * sw];
+        }
+    }
+}
+
+/* nrows (1..DW_ROWS) output rows from slab row oy * stride_h on, all
+ * column blocks. nrows and unit_w (stride and dilation 1 across: every tap
+ * in phase 0) are constants after inlining; the geometry is read into
+ * locals once, since the stores to y could otherwise alias it. */
+static inline __attribute__((always_inline)) void
+band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *restrict slab,
+           const float *restrict taps, int64_t oy, const int nrows, const bool unit_w,
+           float *restrict y) {
+    const int64_t sw = unit_w ? 1 : g->stride_w, dil_w = unit_w ? 1 : g->dil_w;
+    const int64_t dq = dil_w % sw, dj = dil_w / sw, fr = g->r, fs = g->s, ow = g->ow;
+    const int64_t pitch = sl->row_pitch, len = sl->phase_len;
+    const int64_t row_step = g->stride_h * pitch, tap_row_step = g->dil_h * pitch;
+    const float *first_row = slab + oy * g->stride_h * pitch;
+    for (int64_t ox = 0; ox < ow; ox += DW_COLS) {
+        dw_vec acc[DW_ROWS];
+        for (int q = 0; q < nrows; q++)
+            acc[q] = (dw_vec){0};
+        for (int64_t r = 0; r < fr; r++) {
+            const float *row = first_row + r * tap_row_step + ox;
+            int64_t phase = 0, j = 0; /* of tap s: padded column s * dil_w */
+            for (int64_t s = 0; s < fs; s++) {
+                const float t = taps[r * fs + s];
+                const float *src = unit_w ? row + s : row + phase * len + j;
+                for (int q = 0; q < nrows; q++) {
+                    dw_vec v;
+                    memcpy(&v, src + q * row_step, sizeof v);
+                    acc[q] += t * v;
+                }
+                if (!unit_w) {
+                    phase += dq, j += dj;
+                    if (phase >= sw)
+                        phase -= sw, j++;
+                }
+            }
+        }
+        float *out = y + oy * ow + ox;
+        if (ow - ox >= DW_COLS) {
+            for (int q = 0; q < nrows; q++)
+                memcpy(out + q * ow, &acc[q], sizeof acc[q]);
+        } else {
+            for (int q = 0; q < nrows; q++)
+                for (int64_t i = 0; i < ow - ox; i++)
+                    out[q * ow + i] = acc[q][i];
+        }
+    }
+}
+
+/* All rows of a band: blocks of DW_ROWS, then one block of the rest. */
+static inline __attribute__((always_inline)) void
+band_rows(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
+          const float *taps, int64_t rows, const bool unit_w, float *y) {
+    int64_t oy = 0;
+    for (; oy + DW_ROWS <= rows; oy += DW_ROWS)
+        band_block(g, sl, slab, taps, oy, DW_ROWS, unit_w, y);
+    switch (rows - oy) {
+    case 5: band_block(g, sl, slab, taps, oy, 5, unit_w, y); break;
+    case 4: band_block(g, sl, slab, taps, oy, 4, unit_w, y); break;
+    case 3: band_block(g, sl, slab, taps, oy, 3, unit_w, y); break;
+    case 2: band_block(g, sl, slab, taps, oy, 2, unit_w, y); break;
+    case 1: band_block(g, sl, slab, taps, oy, 1, unit_w, y); break;
+    default: break;
+    }
+}
+
+static inline __attribute__((always_inline)) void
+nchw_band_body(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
+               const float *taps, int64_t rows, float *y) {
+    if (g->stride_w == 1 && g->dil_w == 1)
+        band_rows(g, sl, slab, taps, rows, true, y);
+    else
+        band_rows(g, sl, slab, taps, rows, false, y);
+}
 
 /* Output columns [*lo, *hi) whose tap s lands inside the input row. */
 static inline __attribute__((always_inline)) void tap_range(const struct dw_geometry *g, int64_t s,
@@ -76,6 +215,11 @@ static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_
 }
 
 #define DEFINE_VARIANT(suffix, attr)                                                               \
+    attr static void nchw_band_##suffix(const struct dw_geometry *g, const struct dw_slab *sl,     \
+                                        const float *slab, const float *taps, int64_t rows,        \
+                                        float *y) {                                                \
+        nchw_band_body(g, sl, slab, taps, rows, y);                                                \
+    }                                                                                              \
     attr static void nchw_row_##suffix(const struct dw_geometry *g, const float *x,                \
                                        const float *taps, int64_t oy, float *y) {                  \
         nchw_row_body(g, x, taps, oy, y);                                                          \
@@ -86,13 +230,15 @@ static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_
     }
 
 DEFINE_VARIANT(generic, )
-static const struct dw_kernels generic = {nchw_row_generic, nhwc_row_generic, CPU_GENERIC};
+static const struct dw_kernels generic = {nchw_band_generic, nchw_row_generic, nhwc_row_generic,
+                                          CPU_GENERIC};
 
 #ifdef CPU_X86_VARIANTS
 DEFINE_VARIANT(avx2, CPU_TARGET_AVX2)
 DEFINE_VARIANT(avx512, CPU_TARGET_AVX512)
-static const struct dw_kernels avx2 = {nchw_row_avx2, nhwc_row_avx2, CPU_AVX2};
-static const struct dw_kernels avx512 = {nchw_row_avx512, nhwc_row_avx512, CPU_AVX512};
+static const struct dw_kernels avx2 = {nchw_band_avx2, nchw_row_avx2, nhwc_row_avx2, CPU_AVX2};
+static const struct dw_kernels avx512 = {nchw_band_avx512, nchw_row_avx512, nhwc_row_avx512,
+                                         CPU_AVX512};
 #endif
 
 static const void *const table[3] = CPU_VARIANT_TABLE(generic, avx2, avx512);

@@ -4,6 +4,8 @@
 #ifndef CONVSEL_SOLVERS_KERNELS_DEPTHWISE_H
 #define CONVSEL_SOLVERS_KERNELS_DEPTHWISE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/cpu.h"
@@ -15,8 +17,46 @@ struct dw_geometry {
     int64_t c, k, mult; /* NHWC: input and output channels, k = c * mult */
 };
 
+/* NCHW works on slabs: the input rows a band of output rows of one
+ * channel reads, copied with the padding written out as zeros and the
+ * columns split into stride_w phases (phase q holds padded columns q,
+ * q + stride_w, ...). Every tap then reads DW_COLS contiguous floats per
+ * output block, whatever the padding, stride or dilation: no bounds in the
+ * inner loop, and the slab stays in L1. */
+#define DW_COLS 16
+
+struct dw_slab {
+    int64_t band;      /* output rows per band (the last may have fewer) */
+    int64_t phase_len; /* floats per phase of a slab row */
+    int64_t row_pitch; /* floats per slab row: stride_w * phase_len */
+};
+
+/* The slab layout for g with at most max_floats per slab, and bands small
+ * enough that planes * bands >= min_tasks where possible; false when not
+ * even one output row fits (very wide rows: use nchw_row). */
+bool dw_slab_plan(const struct dw_geometry *g, int64_t oh, int64_t planes, int64_t min_tasks,
+                  size_t max_floats, struct dw_slab *out);
+
+/* Input rows a band of `rows` output rows reads. */
+int64_t dw_slab_rows(const struct dw_geometry *g, int64_t rows);
+
+/* Zeroes a slab for a band of `rows` output rows: the padding. */
+void dw_slab_clear(const struct dw_geometry *g, const struct dw_slab *sl, int64_t rows,
+                   float *slab);
+
+/* Copies the input plane x (h x w, packed) into the slab of output rows
+ * [oy0, oy0 + rows). Only the input's positions are written: the padding's
+ * stay as dw_slab_clear left them, since they are the same for every plane
+ * of a band (planes of one band reuse the slab, cleared once). */
+void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const float *x,
+                  int64_t oy0, int64_t rows, float *slab);
+
 struct dw_kernels {
-    /* NCHW: output row oy of one channel. x is the input plane (h x w,
+    /* NCHW: `rows` output rows of one channel from their packed slab; y is
+     * the first of them (rows x ow, packed). */
+    void (*nchw_band)(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
+                      const float *taps, int64_t rows, float *y);
+    /* NCHW, rows too wide for a slab: output row oy of one channel. x is the input plane (h x w,
      * packed), taps the channel's r*s weights, y the output row (ow). */
     void (*nchw_row)(const struct dw_geometry *g, const float *x, const float *taps, int64_t oy,
                      float *y);
