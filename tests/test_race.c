@@ -17,9 +17,9 @@
 static char out[1 << 16];
 
 static int race(const char *model, const char *args) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s race --model %s %s", test_convsel_bin(), model, args);
-    const int rc = test_run_command(cmd, out, sizeof out);
+    char line[4096];
+    snprintf(line, sizeof line, "race --model %s %s", model, args);
+    const int rc = test_convsel(NULL, line, out, sizeof out);
     printf("$ convsel race %s\n%s", args, out);
     return rc;
 }
@@ -30,7 +30,7 @@ int main(void) {
     if (shared)
         snprintf(model, sizeof model, "%s/miopen-ai-models/gfx942.tn.model", shared);
     else
-        snprintf(model, sizeof model, "%s/tests/fuzz/seeds/lstm.json", CONVSEL_SOURCE_DIR);
+        snprintf(model, sizeof model, "%s/tests/fuzz/seeds/dense.json", CONVSEL_SOURCE_DIR);
 
     CHECK(race(model, "--runs 30 --threads 8 --size 64 --iters 24 --delay-us 200") == 0);
     CHECK(strstr(out, "race: variant=safe runs=30 crashed=0 wrong=0 extra_loads=0\n") != NULL);
@@ -42,6 +42,13 @@ int main(void) {
     CHECK(race(model, "--iters 5000 --size 100") == 2 &&
           strstr(out, "--iters must be in 1..size-1"));
     CHECK(race("/nonexistent.model", "--runs 1") == 2 && strstr(out, "cannot read the model file"));
+    /* a model with three inputs and outputs: refused, not run (it crashed) */
+    char lstm[2048];
+    snprintf(lstm, sizeof lstm, "%s/tests/fuzz/seeds/lstm.json", CONVSEL_SOURCE_DIR);
+    CHECK(race(lstm, "--runs 1") == 2 &&
+          strstr(out, "lstm.json: 3 inputs and 3 outputs; race needs a model with one of each"));
+    CHECK(race(lstm, "--child --threads 2 --size 8 --iters 2") == 2 &&
+          strstr(out, "3 inputs and 3 outputs"));
 
     if (shared == NULL) {
         printf("unguarded checks skipped: ../shared is absent\n");
@@ -49,20 +56,16 @@ int main(void) {
     }
 #ifdef CONVSEL_TSAN_BUILD
     /* TSan sees the unguarded map's races directly (the child keeps going). */
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "TSAN_OPTIONS=halt_on_error=0:report_signal_unsafe=0 %s race --child --variant "
-             "unguarded --threads 4 --size 32 --iters 8 --model %s",
-             test_convsel_bin(), model);
-    test_run_command(cmd, out, sizeof out);
+    char line[4096];
+    snprintf(line, sizeof line,
+             "race --child --variant unguarded --threads 4 --size 32 --iters 8 --model %s", model);
+    test_convsel("TSAN_OPTIONS=halt_on_error=0:report_signal_unsafe=0", line, out, sizeof out);
     const bool reported = strstr(out, "WARNING: ThreadSanitizer: data race") != NULL;
     if (!CHECK(reported))
         printf("%s\n", out);
-    snprintf(cmd, sizeof cmd,
-             "TSAN_OPTIONS=halt_on_error=0 %s race --child --variant safe --threads 4 --size 32 "
-             "--iters 8 --model %s",
-             test_convsel_bin(), model);
-    test_run_command(cmd, out, sizeof out);
+    snprintf(line, sizeof line,
+             "race --child --variant safe --threads 4 --size 32 --iters 8 --model %s", model);
+    test_convsel("TSAN_OPTIONS=halt_on_error=0", line, out, sizeof out);
     CHECK(strstr(out, "ThreadSanitizer") == NULL);
 #endif
     CHECK(race(model, "--runs 40 --threads 8 --size 128 --iters 100 --delay-us 200 "

@@ -154,14 +154,32 @@ static void *child_worker(void *arg) {
     return NULL;
 }
 
-static int run_child(const struct race_options *o) {
-    struct child_state cs = {.o = o, .unguarded = strcmp(o->variant, "unguarded") == 0};
+/* Loads the model file; the workers predict with one input and one output
+ * (as the ranking models have), so any other model is refused, by name. */
+static int load_model(const char *path, struct nn_model **out) {
     char err[NN_ERROR_MAX];
-    struct nn_model *private_model;
-    if (nn_model_load_file(o->model, NULL, &private_model, err, sizeof err) != NN_OK) {
+    if (nn_model_load_file(path, NULL, out, err, sizeof err) != NN_OK) {
         fprintf(stderr, "convsel race: %s\n", err);
         return EXIT_USAGE;
     }
+    const size_t ins = nn_model_num_inputs(*out), outs = nn_model_num_outputs(*out);
+    if (ins == 1 && outs == 1)
+        return EXIT_OK;
+    fprintf(stderr,
+            "convsel race: --model %s: %zu inputs and %zu outputs; race needs a model with one "
+            "of each\n",
+            path, ins, outs);
+    nn_model_free(*out);
+    *out = NULL;
+    return EXIT_USAGE;
+}
+
+static int run_child(const struct race_options *o) {
+    struct child_state cs = {.o = o, .unguarded = strcmp(o->variant, "unguarded") == 0};
+    struct nn_model *private_model;
+    const int rc = load_model(o->model, &private_model);
+    if (rc != EXIT_OK)
+        return rc;
     cs.private_model = private_model;
     cs.cache = cache_create(); /* reads CONVSEL_TEST_LOAD_DELAY_US */
     cs.ucache.delay_us = (unsigned)o->delay_us;
@@ -328,5 +346,11 @@ int cmd_race(int argc, char **argv) {
         fprintf(stderr, "convsel race: --model %s: cannot read the model file\n", o.model);
         return EXIT_USAGE;
     }
-    return o.child ? run_child(&o) : run_parent(&o, argv - 1);
+    if (o.child)
+        return run_child(&o);
+    struct nn_model *check; /* refuse a bad model once, not in every child */
+    if ((rc = load_model(o.model, &check)) != EXIT_OK)
+        return rc;
+    nn_model_free(check);
+    return run_parent(&o, argv - 1);
 }
