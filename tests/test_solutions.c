@@ -162,9 +162,8 @@ static void broken_databases(void) {
     const char *dbs[2] = {junk, "/nonexistent/perf.db"};
     const char *why[2] = {"file is not a database", "does not exist"};
     for (int i = 0; i < 2; i++) {
-        snprintf(cmd, sizeof cmd, "CONVSEL_DB=%s %s conv -c 8 -k 8 -H 12 -W 12 -V 1", dbs[i],
-                 test_convsel_bin());
-        CHECK(test_run_command(cmd, out, sizeof out) == 0);
+        snprintf(cmd, sizeof cmd, "CONVSEL_DB=%s", dbs[i]);
+        CHECK(test_convsel(cmd, "conv -c 8 -k 8 -H 12 -W 12 -V 1", out, sizeof out) == 0);
         CHECK(strstr(out, "verified") != NULL && strstr(out, why[i]) != NULL);
         const char *first = strstr(out, "warning");
         CHECK(first && strstr(first + 1, "warning") == NULL); /* once */

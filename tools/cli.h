@@ -15,23 +15,28 @@ enum {
     EXIT_NOT_SUPPORTED = 3, /* valid, but the solver/model cannot do it */
 };
 
-enum cli_kind { CLI_INT, CLI_STRING, CLI_SWITCH };
+enum cli_kind { CLI_INT, CLI_DOUBLE, CLI_STRING, CLI_SWITCH };
 
 struct cli_flag {
     const char *short_name; /* "-n", or NULL */
     const char *long_name;  /* "--batchsize", or NULL */
     enum cli_kind kind;
-    void *dst;           /* int64_t*, const char**, or bool* */
+    void *dst;           /* int64_t*, double*, const char**, or bool* */
     const char *metavar; /* "N" in the help text */
     const char *help;
 };
 
 /* Parses argv[1..argc) against flags. Returns EXIT_OK; EXIT_USAGE after
  * printing what is wrong to stderr; or -1 when --help was given (help has
- * been printed to stdout). Integers must be whole decimal numbers; their
- * meaning is judged by the caller (the library names bad fields). */
+ * been printed to stdout). Integers must be whole decimal numbers, doubles
+ * finite decimal numbers; their meaning is judged by the caller (the
+ * library names bad fields). */
 int cli_parse(const char *command, const char *summary, int argc, char **argv,
               const struct cli_flag *flags, size_t count);
+
+/* Reads a --weights value: "constant" (*constant = true) or "per-call"
+ * (false); anything else is named on stderr and gives false. */
+bool cli_weights_mode(const char *command, const char *value, bool *constant);
 
 /* Prints the help text generated from the flag table. */
 void cli_print_help(const char *command, const char *summary, const struct cli_flag *flags,

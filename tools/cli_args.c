@@ -1,6 +1,7 @@
 /* cli_args.c -- the flag parser behind every subcommand. One table per
  * command drives both parsing and --help, so they cannot disagree. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,16 @@ void cli_print_help(const char *command, const char *summary, const struct cli_f
         printf("  %-32s %s\n", names, flags[i].help);
     }
     printf("  %-32s %s\n", "-h, --help", "show this help");
+}
+
+static bool parse_double(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
 }
 
 static bool parse_int(const char *s, int64_t *out) {
@@ -77,6 +88,12 @@ int cli_parse(const char *command, const char *summary, int argc, char **argv,
         }
         if (f->kind == CLI_STRING) {
             *(const char **)f->dst = value;
+        } else if (f->kind == CLI_DOUBLE) {
+            if (!parse_double(value, (double *)f->dst)) {
+                fprintf(stderr, "convsel %s: flag '%.*s' expects a finite number, got '%s'\n",
+                        command, (int)len, arg, value);
+                return EXIT_USAGE;
+            }
         } else if (!parse_int(value, (int64_t *)f->dst)) {
             fprintf(stderr, "convsel %s: flag '%.*s' expects an integer, got '%s'\n", command,
                     (int)len, arg, value);
@@ -84,4 +101,12 @@ int cli_parse(const char *command, const char *summary, int argc, char **argv,
         }
     }
     return EXIT_OK;
+}
+
+bool cli_weights_mode(const char *command, const char *value, bool *constant) {
+    *constant = strcmp(value, "constant") == 0;
+    if (*constant || strcmp(value, "per-call") == 0)
+        return true;
+    fprintf(stderr, "convsel %s: --weights %s: must be constant or per-call\n", command, value);
+    return false;
 }

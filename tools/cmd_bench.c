@@ -104,11 +104,9 @@ int cmd_bench(int argc, char **argv) {
         fprintf(stderr, "convsel bench: --problems FILE is required; --threads must be 1..256\n");
         return EXIT_USAGE;
     }
-    if (strcmp(weights, "constant") != 0 && strcmp(weights, "per-call") != 0) {
-        fprintf(stderr, "convsel bench: --weights %s: must be constant or per-call\n", weights);
+    bool weights_constant;
+    if (!cli_weights_mode("bench", weights, &weights_constant))
         return EXIT_USAGE;
-    }
-    const bool weights_constant = strcmp(weights, "constant") == 0;
     struct problem_row *rows;
     int n_rows;
     if ((rc = problem_csv_read("bench", problems, &rows, &n_rows)) != EXIT_OK)

@@ -44,6 +44,7 @@ static const char summary[] =
 
 struct tune_options {
     const char *problems, *shard, *db, *weights;
+    bool weights_constant; /* from weights, by validate */
     int64_t sample, seed, threads, max_mflop;
     int64_t noise_guard_pct;
     bool list, network_channels;
@@ -266,7 +267,7 @@ static void progress(bool tty, int done, int total, double elapsed_s, const char
         printf("tune: %d/%d %s: %s\n", done, total, name, what);
 }
 
-static int validate(const struct tune_options *o, int *shard_i, int *shard_n) {
+static int validate(struct tune_options *o, int *shard_i, int *shard_n) {
     if (!!o->problems == (o->sample > 0)) {
         fprintf(stderr, "convsel tune: give either --problems FILE or --sample N\n");
         return EXIT_USAGE;
@@ -289,10 +290,8 @@ static int validate(const struct tune_options *o, int *shard_i, int *shard_n) {
                 (long long)o->threads);
         return EXIT_USAGE;
     }
-    if (strcmp(o->weights, "constant") != 0 && strcmp(o->weights, "per-call") != 0) {
-        fprintf(stderr, "convsel tune: --weights %s: must be constant or per-call\n", o->weights);
+    if (!cli_weights_mode("tune", o->weights, &o->weights_constant))
         return EXIT_USAGE;
-    }
     if (o->noise_guard_pct != 0 && (o->noise_guard_pct < 101 || o->noise_guard_pct > 10000)) {
         fprintf(stderr, "convsel tune: --noise-guard %lld: must be 0 (off) or in 101..10000\n",
                 (long long)o->noise_guard_pct);
@@ -358,8 +357,7 @@ int cmd_tune(int argc, char **argv) {
     convsel_handle_t h = NULL;
     if (!db || convsel_handle_create(&h) != CONVSEL_STATUS_SUCCESS ||
         (o.threads > 0 && convsel_set_num_threads(h, (int)o.threads) != CONVSEL_STATUS_SUCCESS) ||
-        convsel_set_weights_constant(h, strcmp(o.weights, "constant") == 0) !=
-            CONVSEL_STATUS_SUCCESS) {
+        convsel_set_weights_constant(h, o.weights_constant) != CONVSEL_STATUS_SUCCESS) {
         fprintf(stderr, "convsel tune: %s\n", db ? "cannot create a handle" : err);
         perfdb_close(db);
         convsel_handle_destroy(h);
