@@ -151,6 +151,7 @@ static bool write_files(const struct training *t, const struct mlp *members, int
 int cmd_train(int argc, char **argv) {
     const char *db_path = NULL, *out_dir = NULL, *machine = NULL, *exclude = NULL;
     int64_t epochs = 300, hidden = 64, seed = 1, ensemble = 1;
+    double rank_weight = 0;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (required)"},
         {NULL, "--out", CLI_STRING, &out_dir, "DIR", "directory for the model files (required)"},
@@ -163,6 +164,8 @@ int cmd_train(int argc, char **argv) {
         {NULL, "--seed", CLI_INT, &seed, "S", "initialization and shuffling seed (default 1)"},
         {NULL, "--ensemble", CLI_INT, &ensemble, "K",
          "average K models trained from seeds S..S+K-1 (default 1)"},
+        {NULL, "--rank-weight", CLI_DOUBLE, &rank_weight, "W",
+         "weight of the listwise ranking term beside the squared error (default 0)"},
     };
     int rc = cli_parse("train", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
@@ -172,10 +175,10 @@ int cmd_train(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (epochs < 1 || epochs > 100000 || hidden < 1 || hidden > MLP_MAX_HIDDEN || ensemble < 1 ||
-        ensemble > MLP_MAX_MEMBERS) {
+        ensemble > MLP_MAX_MEMBERS || !(rank_weight >= 0 && rank_weight <= 100)) {
         fprintf(stderr,
-                "convsel train: --epochs must be in 1..100000, --hidden in 1..%d and --ensemble "
-                "in 1..%d\n",
+                "convsel train: --epochs must be in 1..100000, --hidden in 1..%d, --ensemble "
+                "in 1..%d and --rank-weight in 0..100\n",
                 MLP_MAX_HIDDEN, MLP_MAX_MEMBERS);
         return EXIT_USAGE;
     }
@@ -227,7 +230,14 @@ int cmd_train(int argc, char **argv) {
             fprintf(stderr, "convsel train: out of memory\n");
             goto done;
         }
-        const double loss = mlp_train(&members[i], &train, (int)epochs, 32, 2e-3f, member_seed);
+        const struct mlp_train_options opts = {
+            .epochs = (int)epochs,
+            .batch = 32,
+            .lr = 2e-3f,
+            .rank_weight = (float)rank_weight,
+            .seed = member_seed,
+        };
+        const double loss = mlp_train(&members[i], &train, &opts);
         printf("train: model %d/%d (seed %llu): %lld epochs, training loss %.4f (mean squared "
                "error of log2 ms)\n",
                i + 1, count, member_seed, (long long)epochs, loss);

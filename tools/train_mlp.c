@@ -90,27 +90,79 @@ double mlp_loss(const struct mlp *m, const struct mlp_data *d) {
     return n ? sum / (double)n : 0;
 }
 
-/* Adds the gradient of one example's masked, weighted squared error to g
- * (same layout as params). Returns the number of measured outputs. */
-static int backprop(const struct mlp *m, struct mlp *g, const float *x, const float *t,
-                    const bool *mask) {
-    const int h = m->hidden;
-    float h1[MLP_MAX_HIDDEN], h2[MLP_MAX_HIDDEN], y[MLP_MAX_OUT], dy[MLP_MAX_OUT];
-    float d2[MLP_MAX_HIDDEN] = {0}, d1[MLP_MAX_HIDDEN] = {0};
-    forward_keep(m, x, h1, h2, y);
-    /* Errors near the problem's fastest solver decide the ranking; a solver
-     * 8x slower than the best only has to stay slow. So each solver's error
-     * is weighted 1 / (1 + log2(its time / the fastest)): 1 for the
-     * fastest, 1/2 at 2x, 1/4 at 8x. */
+/* The fastest measured target (log2 ms). */
+static float fastest(const struct mlp *m, const float *t, const bool *mask) {
     float best = 1e30f;
     for (int j = 0; j < m->out; j++)
         if (mask[j] && t[j] < best)
             best = t[j];
+    return best;
+}
+
+/* Errors near the problem's fastest solver decide the ranking; a solver 8x
+ * slower than the best only has to stay slow. So each solver's error is
+ * weighted 1 / (1 + log2(its time / the fastest)): 1 for the fastest, 1/2
+ * at 2x, 1/4 at 8x. */
+static float error_weight(float t, float best) {
+    return 1.0f / (1.0f + (t - best));
+}
+
+/* p = softmax(-v / T) over the measured outputs (0 elsewhere), shifted by
+ * the minimum, which leaves softmax unchanged and keeps exp finite. */
+static void rank_softmax(const struct mlp *m, const float *v, const bool *mask, float *p) {
+    float v_min = 1e30f, sum = 0;
+    for (int j = 0; j < m->out; j++)
+        if (mask[j] && v[j] < v_min)
+            v_min = v[j];
+    for (int j = 0; j < m->out; j++) {
+        p[j] = mask[j] ? expf(-(v[j] - v_min) / MLP_RANK_TEMPERATURE) : 0.0f;
+        sum += p[j];
+    }
+    for (int j = 0; j < m->out; j++)
+        p[j] /= sum;
+}
+
+double mlp_example_loss(const struct mlp *m, const float *x, const float *t, const bool *mask,
+                        float rank_weight) {
+    float y[MLP_MAX_OUT], p[MLP_MAX_OUT], q[MLP_MAX_OUT];
+    mlp_forward(m, x, y);
+    const float best = fastest(m, t, mask);
+    double loss = 0;
+    for (int j = 0; j < m->out; j++)
+        if (mask[j])
+            loss += error_weight(t[j], best) * ((double)y[j] - t[j]) * ((double)y[j] - t[j]);
+    if (rank_weight > 0) {
+        rank_softmax(m, y, mask, p);
+        rank_softmax(m, t, mask, q);
+        for (int j = 0; j < m->out; j++)
+            if (mask[j])
+                loss -= rank_weight * q[j] * log((double)p[j]);
+    }
+    return loss;
+}
+
+/* Adds the gradient of one example's training loss (mlp_example_loss) to g
+ * (same layout as params). Returns the number of measured outputs. */
+static int backprop(const struct mlp *m, struct mlp *g, const float *x, const float *t,
+                    const bool *mask, float rank_weight) {
+    const int h = m->hidden;
+    float h1[MLP_MAX_HIDDEN], h2[MLP_MAX_HIDDEN], y[MLP_MAX_OUT], dy[MLP_MAX_OUT];
+    float d2[MLP_MAX_HIDDEN] = {0}, d1[MLP_MAX_HIDDEN] = {0};
+    forward_keep(m, x, h1, h2, y);
+    const float best = fastest(m, t, mask);
     int measured = 0;
     for (int j = 0; j < m->out; j++) {
-        const float weight = 1.0f / (1.0f + (t[j] - best));
-        dy[j] = mask[j] ? 2.0f * weight * (y[j] - t[j]) : 0.0f;
+        dy[j] = mask[j] ? 2.0f * error_weight(t[j], best) * (y[j] - t[j]) : 0.0f;
         measured += mask[j];
+    }
+    if (rank_weight > 0) {
+        /* The ranking term -sum_j q_j log p_j, with p = softmax(-y / T) and q
+         * = softmax(-t / T): d/dy_j = (q_j - p_j) / T. */
+        float p[MLP_MAX_OUT], q[MLP_MAX_OUT];
+        rank_softmax(m, y, mask, p);
+        rank_softmax(m, t, mask, q);
+        for (int j = 0; j < m->out; j++)
+            dy[j] += rank_weight * (q[j] - p[j]) / MLP_RANK_TEMPERATURE;
     }
     for (int j = 0; j < m->out; j++)
         g->b3[j] += dy[j];
@@ -138,8 +190,15 @@ static int backprop(const struct mlp *m, struct mlp *g, const float *x, const fl
     return measured;
 }
 
-double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch, float lr,
-                 unsigned long long seed) {
+void mlp_example_gradient(const struct mlp *m, const float *x, const float *t, const bool *mask,
+                          float rank_weight, float *grad) {
+    struct mlp g = *m;
+    carve(&g, grad);
+    backprop(m, &g, x, t, mask, rank_weight);
+}
+
+double mlp_train(struct mlp *m, const struct mlp_data *d, const struct mlp_train_options *o) {
+    const int epochs = o->epochs, batch = o->batch;
     struct mlp g = *m;
     float *grad = calloc(m->n_params, sizeof(float));
     float *mom = calloc(m->n_params, sizeof(float)), *vel = calloc(m->n_params, sizeof(float));
@@ -151,14 +210,14 @@ double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch,
     carve(&g, grad);
     for (int e = 0; e < d->count; e++)
         order[e] = e;
-    struct rng r = rng_seed(seed ^ 0x5eedULL);
+    struct rng r = rng_seed(o->seed ^ 0x5eedULL);
     const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
     long step = 0;
     for (int epoch = 0; epoch < epochs; epoch++) {
         /* Cosine decay from lr to lr/20: large steps find the region, small
          * ones settle in it instead of rattling around the minimum. */
         const double pi = 3.14159265358979323846;
-        const double rate = lr * (0.05 + 0.95 * 0.5 * (1 + cos(pi * epoch / epochs)));
+        const double rate = o->lr * (0.05 + 0.95 * 0.5 * (1 + cos(pi * epoch / epochs)));
         for (int e = d->count - 1; e > 0; e--) { /* Fisher-Yates */
             const int k = (int)rng_int(&r, 0, e), tmp = order[e];
             order[e] = order[k], order[k] = tmp;
@@ -169,8 +228,8 @@ double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch,
             const int end = start + batch < d->count ? start + batch : d->count;
             for (int b = start; b < end; b++) {
                 const size_t e = (size_t)order[b];
-                measured +=
-                    backprop(m, &g, &d->x[e * m->in], &d->y[e * m->out], &d->mask[e * m->out]);
+                measured += backprop(m, &g, &d->x[e * m->in], &d->y[e * m->out],
+                                     &d->mask[e * m->out], o->rank_weight);
             }
             if (measured == 0)
                 continue;

@@ -40,11 +40,35 @@ void mlp_free(struct mlp *m);
 /* Predicts out values for one input. */
 void mlp_forward(const struct mlp *m, const float *x, float *y);
 
-/* Trains for `epochs` passes in shuffled minibatches, the learning rate
+/* Temperature of the ranking term, in log2 units: solvers within ~7 % of
+ * each other share the target's probability nearly evenly. */
+#define MLP_RANK_TEMPERATURE 0.1f
+
+struct mlp_train_options {
+    int epochs, batch;
+    float lr;
+    /* Weight of a listwise ranking term added to the squared error: the
+     * cross-entropy between softmax(-prediction / T) and softmax(-target /
+     * T) over the measured solvers (T = MLP_RANK_TEMPERATURE). It spends the
+     * model's capacity on the order near the top, which decides the pick,
+     * rather than on how slow the slow ones are. 0: squared error only. */
+    float rank_weight;
+    unsigned long long seed;
+};
+
+/* Trains for o->epochs passes in shuffled minibatches, the learning rate
  * decaying from lr to lr/20 (cosine); returns the final masked mean
  * squared error on d. */
-double mlp_train(struct mlp *m, const struct mlp_data *d, int epochs, int batch, float lr,
-                 unsigned long long seed);
+double mlp_train(struct mlp *m, const struct mlp_data *d, const struct mlp_train_options *o);
+
+/* One example's training loss (the weighted squared error plus rank_weight
+ * times the ranking term) and its gradient, added to grad (n_params floats,
+ * laid out as params): what mlp_train descends, open for a finite-difference
+ * check. */
+double mlp_example_loss(const struct mlp *m, const float *x, const float *t, const bool *mask,
+                        float rank_weight);
+void mlp_example_gradient(const struct mlp *m, const float *x, const float *t, const bool *mask,
+                          float rank_weight, float *grad);
 
 /* Masked mean squared error of m on d. */
 double mlp_loss(const struct mlp *m, const struct mlp_data *d);
