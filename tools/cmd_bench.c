@@ -83,7 +83,7 @@ static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
                                     .pool = b->pool,
                                     .plans = b->plans,
                                     .weights_constant = b->weights_constant};
-    return v->solver->run(&a);
+    return solver_run(v->solver, &a);
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -182,7 +182,7 @@ int cmd_bench(int argc, char **argv) {
                                          .workspace_bytes = ws_bytes,
                                          .num_threads = (int)threads,
                                          .pool = pool};
-        bs->run(&ba);
+        solver_run(bs, &ba);
         for (int k = 0; k < nv; k++) { /* warm up and verify */
             const double tol = v[k].solver ? fmax(v[k].solver->tolerance, 1e-4) : 1e-3;
             struct verify_result r = {0};

@@ -103,7 +103,7 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
         for (int j = 0; j < k; j++) {
             const int i = order[j]; /* j itself in the warm-up round */
             const int64_t t0 = clock_now_ns();
-            st = c[i].s->run(&args);
+            st = solver_run(c[i].s, &args);
             const int64_t t1 = clock_now_ns();
             if (st == CONVSEL_STATUS_NOT_SUPPORTED && round < 0) {
                 /* a backend found no implementation after all: not a contender */

@@ -174,7 +174,7 @@ convsel_status_t convsel_convolution_forward(convsel_handle_t h, convsel_solver_
         .plans = handle_plans(h),
         .weights_constant = h->weights_constant,
     };
-    st = s->run(&args);
+    st = solver_run(s, &args);
     if (st != CONVSEL_STATUS_SUCCESS)
         return handle_fail(h, st, "solver %s failed: %s", s->name, convsel_status_string(st));
     return CONVSEL_STATUS_SUCCESS;

@@ -47,6 +47,18 @@ struct solver {
     convsel_status_t (*run)(const struct conv_run_args *a);
 };
 
+/* Problems below this many FLOPs run convsel's own solvers on the calling
+ * thread alone: waking a sleeping pool worker costs ~10 us here, more than
+ * a second thread saves on ~20 us of work (measured in the tuning data:
+ * im2col_gemm on a 1x1 layer of 1 -> 4 channels, 12x12, took 0.6 us when
+ * the worker stayed asleep and 12.6 us at the median). */
+#define SOLVER_SERIAL_FLOPS (1 << 19)
+
+/* Runs s on a->p: s->run(a), with no pool for problems below
+ * SOLVER_SERIAL_FLOPS (num_threads is left as it is: oneDNN's OpenMP team
+ * is its own). Every caller runs solvers through this. */
+convsel_status_t solver_run(const struct solver *s, const struct conv_run_args *a);
+
 /* Upper bound on the registry's size, for per-solver arrays. */
 #define SOLVER_MAX 64
 
