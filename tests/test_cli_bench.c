@@ -74,6 +74,14 @@ int main(void) {
           strstr(out, "(3 problems)"));
     snprintf(args, sizeof args, "--problems %s --weights sometimes", good);
     CHECK(bench(args) == 2 && strstr(out, "--weights sometimes: must be constant or per-call"));
+    /* rounds for at least --min-time seconds per problem: 0 gives the minimum
+     * of 5; out of range or not a number is refused */
+    snprintf(args, sizeof args, "--problems %s --min-time 0", good);
+    CHECK(bench(args) == 0 && strstr(out, "(3 problems)") && !strstr(out, "FAILED"));
+    snprintf(args, sizeof args, "--problems %s --min-time 61", good);
+    CHECK(bench(args) == 2 && strstr(out, "--min-time 61: must be in 0..60 seconds"));
+    snprintf(args, sizeof args, "--problems %s --min-time inf", good);
+    CHECK(bench(args) == 2 && strstr(out, "'--min-time' expects a finite number, got 'inf'"));
 
     /* malformed files */
     snprintf(args, sizeof args, "--problems %s", write_file("hdr.csv", "name,n,c\nx,1,2\n"));
