@@ -174,8 +174,8 @@ int cmd_bench(int argc, char **argv) {
             ws_bytes = s->workspace_size(&p) > ws_bytes ? s->workspace_size(&p) : ws_bytes;
         }
         const int n_solvers = nv;
-        v[nv] =
-            (struct variant){.name = "onednn-auto", .plan = onednn_plan_create(&p, ONEDNN_AUTO)};
+        v[nv] = (struct variant){.name = "onednn-auto",
+                                 .plan = onednn_plan_create(&p, ONEDNN_AUTO, (int)threads)};
         if (v[nv].plan != NULL)
             nv++;
         void *ws = ws_bytes ? malloc(ws_bytes) : NULL;

@@ -79,6 +79,10 @@ convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
     if (num_threads != h->num_threads) { /* the pool is rebuilt on next use */
         thread_pool_destroy(h->pool);
         h->pool = NULL;
+        /* and the plans: oneDNN's primitives keep the thread count they
+         * were made for (onednn_plan.h) */
+        plan_cache_destroy(h->plans);
+        h->plans = NULL;
     }
     h->num_threads = num_threads;
     return CONVSEL_STATUS_SUCCESS;

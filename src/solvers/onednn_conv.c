@@ -73,7 +73,7 @@ static convsel_status_t run_with(const struct conv_run_args *a, const struct sol
     problem_key_format(a->p, key, sizeof key);
     struct onednn_plan *plan = plan_cache_find(a->plans, self, key);
     const bool cached = plan != NULL;
-    if (!cached && (plan = onednn_plan_create(a->p, alg)) == NULL)
+    if (!cached && (plan = onednn_plan_create(a->p, alg, a->num_threads)) == NULL)
         return CONVSEL_STATUS_NOT_SUPPORTED;
     const convsel_status_t st =
         onednn_plan_run(plan, a->x, a->w, a->y, a->num_threads, a->weights_constant);

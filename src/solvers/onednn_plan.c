@@ -173,7 +173,9 @@ static bool run_reorder(struct onednn_plan *c, int i, bool to_inner) {
     return dnnl_primitive_execute(c->reorder[i], c->stream, 2, args) == dnnl_success;
 }
 
-struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg) {
+struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg,
+                                       int num_threads) {
+    omp_set_num_threads(num_threads); /* before oneDNN plans its primitives: see the header */
     struct onednn_plan *c = calloc(1, sizeof *c);
     dnnl_memory_desc_t ux, uw, uy;
     if (c == NULL || !make_pd(p, alg, &c->pd) || !user_mds(p, &ux, &uw, &uy) ||

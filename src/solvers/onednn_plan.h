@@ -21,8 +21,13 @@ struct onednn_plan;
  * tests/test_onednn_applicability.c holds their rules to this answer. */
 bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg);
 
-/* Sets p up; NULL when oneDNN cannot run p (or on allocation failure). */
-struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg);
+/* Sets p up for num_threads OpenMP threads; NULL when oneDNN cannot run p
+ * (or on allocation failure). oneDNN fixes a primitive's thread count when
+ * it creates it (from omp_get_max_threads), not when it runs: a plan made
+ * for 2 threads runs on 2 whatever onednn_plan_run is told, so a plan must
+ * be run with the count it was made for. */
+struct onednn_plan *onednn_plan_create(const struct conv_problem *p, enum onednn_alg alg,
+                                       int num_threads);
 
 /* y = conv(x, w) with num_threads OpenMP threads (set for the calling
  * thread only): reorders in, convolution, reorder out. With
