@@ -36,8 +36,8 @@ int main(void) {
     const struct conv_problem large = sized(64, 64, 8); /* 2*64*64*9*64 = 4.7 MFLOP */
     CHECK(problem_flops(&tiny) < SOLVER_SERIAL_FLOPS);
     CHECK(problem_flops(&large) >= SOLVER_SERIAL_FLOPS);
-    struct conv_run_args a = {.x = x, .w = w, .y = y, .num_threads = 2, .pool = pool,
-                              .weights_constant = true};
+    struct conv_run_args a = {
+        .x = x, .w = w, .y = y, .num_threads = 2, .pool = pool, .weights_constant = true};
     a.p = &tiny;
     CHECK(solver_run(&spy, &a) == CONVSEL_STATUS_NOT_SUPPORTED);
     CHECK(seen.pool == NULL && seen.p == &tiny && seen.num_threads == 2 && seen.x == x &&

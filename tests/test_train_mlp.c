@@ -15,8 +15,8 @@
 enum { IN = 5, HIDDEN = 8, OUT = 4 };
 
 /* Largest |analytic - numeric| / max(1, |numeric|) over all parameters. */
-static double worst_gradient_error(struct mlp *m, const float *x, const float *t,
-                                   const bool *mask, float rank_weight) {
+static double worst_gradient_error(struct mlp *m, const float *x, const float *t, const bool *mask,
+                                   float rank_weight) {
     float *grad = calloc(m->n_params, sizeof *grad);
     mlp_example_gradient(m, x, t, mask, rank_weight, grad);
     double worst = 0;
