@@ -56,16 +56,16 @@ int main(void) {
     }
 #ifdef CONVSEL_TSAN_BUILD
     /* TSan sees the unguarded map's races directly (the child keeps going). */
-    char line[4096];
-    snprintf(line, sizeof line,
+    char child[4096];
+    snprintf(child, sizeof child,
              "race --child --variant unguarded --threads 4 --size 32 --iters 8 --model %s", model);
-    test_convsel("TSAN_OPTIONS=halt_on_error=0:report_signal_unsafe=0", line, out, sizeof out);
+    test_convsel("TSAN_OPTIONS=halt_on_error=0:report_signal_unsafe=0", child, out, sizeof out);
     const bool reported = strstr(out, "WARNING: ThreadSanitizer: data race") != NULL;
     if (!CHECK(reported))
         printf("%s\n", out);
-    snprintf(line, sizeof line,
+    snprintf(child, sizeof child,
              "race --child --variant safe --threads 4 --size 32 --iters 8 --model %s", model);
-    test_convsel("TSAN_OPTIONS=halt_on_error=0", line, out, sizeof out);
+    test_convsel("TSAN_OPTIONS=halt_on_error=0", child, out, sizeof out);
     CHECK(strstr(out, "ThreadSanitizer") == NULL);
 #endif
     CHECK(race(model, "--runs 40 --threads 8 --size 128 --iters 100 --delay-us 200 "
