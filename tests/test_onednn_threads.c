@@ -27,8 +27,9 @@ static double cpu_per_wall(convsel_handle_t h, convsel_solver_id_t id, const str
     convsel_convolution_forward(h, id, d->x, x, d->w, w, d->conv, d->y, y, NULL, 0); /* set-up */
     const double wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_PROCESS_CPUTIME_ID);
     for (int i = 0; i < calls; i++)
-        CHECK_STATUS(h, convsel_convolution_forward(h, id, d->x, x, d->w, w, d->conv, d->y, y, NULL, 0),
-                     CONVSEL_STATUS_SUCCESS);
+        CHECK_STATUS(
+            h, convsel_convolution_forward(h, id, d->x, x, d->w, w, d->conv, d->y, y, NULL, 0),
+            CONVSEL_STATUS_SUCCESS);
     return (now(CLOCK_PROCESS_CPUTIME_ID) - cpu0) / (now(CLOCK_MONOTONIC) - wall0);
 }
 
