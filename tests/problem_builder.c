@@ -1,7 +1,10 @@
 /* problem_builder.c -- see problem_builder.h. */
 #include "problem_builder.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/rng.h"
 
 struct test_problem test_problem_default(void) {
     return (struct test_problem){
@@ -51,4 +54,22 @@ void test_descs_destroy(struct test_descs *d) {
     convsel_tensor_desc_destroy(d->y);
     convsel_filter_desc_destroy(d->w);
     convsel_conv_desc_destroy(d->conv);
+}
+
+void test_data_create(convsel_handle_t h, const struct test_descs *d, unsigned long long seed,
+                      struct test_data *t) {
+    t->x = malloc(d->x_count * sizeof *t->x);
+    t->w = malloc(d->w_count * sizeof *t->w);
+    t->y = malloc(d->y_count * sizeof *t->y);
+    t->ref = malloc(d->y_count * sizeof *t->ref);
+    struct rng g = rng_seed(seed);
+    rng_fill(&g, t->x, d->x_count);
+    rng_fill(&g, t->w, d->w_count);
+    convsel_solver_id_t ref;
+    convsel_solver_find(h, "reference", &ref);
+    convsel_convolution_forward(h, ref, d->x, t->x, d->w, t->w, d->conv, d->y, t->ref, NULL, 0);
+}
+
+void test_data_destroy(struct test_data *t) {
+    free(t->x), free(t->w), free(t->y), free(t->ref);
 }

@@ -28,4 +28,14 @@ convsel_status_t test_descs_create(convsel_handle_t h, const struct test_problem
                                    struct test_descs *d);
 void test_descs_destroy(struct test_descs *d);
 
+/* Data for a problem: x and w filled from seed, y allocated, ref the
+ * reference solver's answer. */
+struct test_data {
+    float *x, *w, *y, *ref;
+};
+
+void test_data_create(convsel_handle_t h, const struct test_descs *d, unsigned long long seed,
+                      struct test_data *t);
+void test_data_destroy(struct test_data *t);
+
 #endif

@@ -35,14 +35,10 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
     struct test_descs d;
     if (!CHECK_STATUS(h, test_descs_create(h, tp, &d), CONVSEL_STATUS_SUCCESS))
         return;
-    float *x = malloc(d.x_count * sizeof *x), *w = malloc(d.w_count * sizeof *w);
-    float *y = malloc(d.y_count * sizeof *y), *ref = malloc(d.y_count * sizeof *ref);
-    struct rng g = rng_seed(13);
-    rng_fill(&g, x, d.x_count);
-    rng_fill(&g, w, d.w_count);
-    convsel_solver_id_t ref_id;
-    convsel_solver_find(h, "reference", &ref_id);
-    convsel_convolution_forward(h, ref_id, d.x, x, d.w, w, d.conv, d.y, ref, NULL, 0);
+    struct test_data t;
+    test_data_create(h, &d, 13, &t);
+    const float *x = t.x, *w = t.w, *ref = t.ref;
+    float *y = t.y;
     const struct dw_geometry geo = {tp->h,        tp->w,        tp->r,     tp->s,        d.ow,
                                     tp->stride_h, tp->stride_w, tp->dil_h, tp->dil_w,    tp->pad_h,
                                     tp->pad_w,    tp->c,        tp->k,     tp->k / tp->c};
@@ -96,7 +92,7 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
         free(taps);
         report(tp, kern, "rows", y, ref, d.y_count);
     }
-    free(x), free(w), free(y), free(ref);
+    test_data_destroy(&t);
     test_descs_destroy(&d);
 }
 
@@ -105,20 +101,16 @@ static void check_solver(convsel_handle_t h, const struct test_problem *tp) {
     struct test_descs d;
     if (!CHECK_STATUS(h, test_descs_create(h, tp, &d), CONVSEL_STATUS_SUCCESS))
         return;
-    float *x = malloc(d.x_count * sizeof *x), *w = malloc(d.w_count * sizeof *w);
-    float *y = malloc(d.y_count * sizeof *y), *ref = malloc(d.y_count * sizeof *ref);
-    struct rng g = rng_seed(5);
-    rng_fill(&g, x, d.x_count);
-    rng_fill(&g, w, d.w_count);
-    convsel_solver_id_t ref_id, id;
-    convsel_solver_find(h, "reference", &ref_id);
+    struct test_data t;
+    test_data_create(h, &d, 5, &t);
+    convsel_solver_id_t id;
     CHECK_STATUS(h, convsel_solver_find(h, "depthwise", &id), CONVSEL_STATUS_SUCCESS);
     convsel_set_num_threads(h, 2);
-    convsel_convolution_forward(h, ref_id, d.x, x, d.w, w, d.conv, d.y, ref, NULL, 0);
-    CHECK_STATUS(h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, NULL, 0),
+    CHECK_STATUS(h,
+                 convsel_convolution_forward(h, id, d.x, t.x, d.w, t.w, d.conv, d.y, t.y, NULL, 0),
                  CONVSEL_STATUS_SUCCESS);
-    report(tp, dw_kernels(), "solver", y, ref, d.y_count);
-    free(x), free(w), free(y), free(ref);
+    report(tp, dw_kernels(), "solver", t.y, t.ref, d.y_count);
+    test_data_destroy(&t);
     test_descs_destroy(&d);
 }
 

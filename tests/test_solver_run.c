@@ -10,7 +10,6 @@
 #include "problem_builder.h"
 #include "solvers/solver.h"
 #include "testutil.h"
-#include "util/rng.h"
 
 static struct conv_run_args seen;
 
@@ -55,14 +54,8 @@ int main(void) {
     tp.c = 3, tp.k = 5, tp.h = tp.w = 9, tp.pad_h = tp.pad_w = 1;
     struct test_descs d;
     CHECK_STATUS(h, test_descs_create(h, &tp, &d), CONVSEL_STATUS_SUCCESS);
-    float *xs = malloc(d.x_count * sizeof *xs), *ws = malloc(d.w_count * sizeof *ws);
-    float *ys = malloc(d.y_count * sizeof *ys), *ref = malloc(d.y_count * sizeof *ref);
-    struct rng g = rng_seed(21);
-    rng_fill(&g, xs, d.x_count);
-    rng_fill(&g, ws, d.w_count);
-    convsel_solver_id_t ref_id;
-    convsel_solver_find(h, "reference", &ref_id);
-    convsel_convolution_forward(h, ref_id, d.x, xs, d.w, ws, d.conv, d.y, ref, NULL, 0);
+    struct test_data t;
+    test_data_create(h, &d, 21, &t);
     int ran = 0;
     for (int id = 0; id < solver_count(); id++) {
         size_t bytes = 0;
@@ -70,11 +63,11 @@ int main(void) {
             CONVSEL_STATUS_SUCCESS)
             continue; /* not applicable */
         void *space = bytes ? malloc(bytes) : NULL;
-        if (convsel_convolution_forward(h, id, d.x, xs, d.w, ws, d.conv, d.y, ys, space, bytes) ==
-            CONVSEL_STATUS_SUCCESS) {
+        if (convsel_convolution_forward(h, id, d.x, t.x, d.w, t.w, d.conv, d.y, t.y, space,
+                                        bytes) == CONVSEL_STATUS_SUCCESS) {
             double worst = 0;
             for (size_t i = 0; i < d.y_count; i++) {
-                const double e = ys[i] > ref[i] ? ys[i] - ref[i] : ref[i] - ys[i];
+                const double e = t.y[i] > t.ref[i] ? t.y[i] - t.ref[i] : t.ref[i] - t.y[i];
                 worst = e > worst ? e : worst;
             }
             if (!CHECK(worst < 1e-4))
@@ -85,7 +78,7 @@ int main(void) {
     }
     printf("%d solvers ran the tiny problem on a 2-thread handle\n", ran);
     CHECK(ran >= 4);
-    free(xs), free(ws), free(ys), free(ref);
+    test_data_destroy(&t);
     test_descs_destroy(&d);
     convsel_handle_destroy(h);
     return test_finish("test_solver_run");
