@@ -64,6 +64,14 @@ struct plan_cache *handle_plans(convsel_handle_t h) {
     return h->plans;
 }
 
+/* Drops every plan (handle_plans makes a new cache on next use): what a
+ * plan was made under -- the thread count, the weights it packed -- has
+ * changed. */
+static void forget_plans(convsel_handle_t h) {
+    plan_cache_destroy(h->plans);
+    h->plans = NULL;
+}
+
 struct thread_pool *handle_pool(convsel_handle_t h) {
     if (h->num_threads > 1 && h->pool == NULL)
         h->pool = thread_pool_create(h->num_threads);
@@ -81,8 +89,7 @@ convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
         h->pool = NULL;
         /* and the plans: oneDNN's primitives keep the thread count they
          * were made for (onednn_plan.h) */
-        plan_cache_destroy(h->plans);
-        h->plans = NULL;
+        forget_plans(h);
     }
     h->num_threads = num_threads;
     return CONVSEL_STATUS_SUCCESS;
@@ -102,8 +109,7 @@ convsel_status_t convsel_set_weights_constant(convsel_handle_t h, int constant) 
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "constant = %d: must be 0 or 1", constant);
     /* The plans hold the packed weights: dropping them all is the simple,
      * sure way to forget every packed copy. */
-    plan_cache_destroy(h->plans);
-    h->plans = NULL;
+    forget_plans(h);
     h->weights_constant = constant == 1;
     return CONVSEL_STATUS_SUCCESS;
 }
