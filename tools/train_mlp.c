@@ -90,13 +90,14 @@ double mlp_loss(const struct mlp *m, const struct mlp_data *d) {
     return n ? sum / (double)n : 0;
 }
 
-/* The fastest measured target (log2 ms). */
-static float fastest(const struct mlp *m, const float *t, const bool *mask) {
-    float best = 1e30f;
+/* The smallest of v over the measured outputs: of the targets (log2 ms),
+ * the fastest solver's time. */
+static float masked_min(const struct mlp *m, const float *v, const bool *mask) {
+    float least = 1e30f;
     for (int j = 0; j < m->out; j++)
-        if (mask[j] && t[j] < best)
-            best = t[j];
-    return best;
+        if (mask[j] && v[j] < least)
+            least = v[j];
+    return least;
 }
 
 /* Errors near the problem's fastest solver decide the ranking; a solver 8x
@@ -110,10 +111,8 @@ static float error_weight(float t, float best) {
 /* p = softmax(-v / T) over the measured outputs (0 elsewhere), shifted by
  * the minimum, which leaves softmax unchanged and keeps exp finite. */
 static void rank_softmax(const struct mlp *m, const float *v, const bool *mask, float *p) {
-    float v_min = 1e30f, sum = 0;
-    for (int j = 0; j < m->out; j++)
-        if (mask[j] && v[j] < v_min)
-            v_min = v[j];
+    const float v_min = masked_min(m, v, mask);
+    float sum = 0;
     for (int j = 0; j < m->out; j++) {
         p[j] = mask[j] ? expf(-(v[j] - v_min) / MLP_RANK_TEMPERATURE) : 0.0f;
         sum += p[j];
@@ -126,7 +125,7 @@ double mlp_example_loss(const struct mlp *m, const float *x, const float *t, con
                         float rank_weight) {
     float y[MLP_MAX_OUT], p[MLP_MAX_OUT], q[MLP_MAX_OUT];
     mlp_forward(m, x, y);
-    const float best = fastest(m, t, mask);
+    const float best = masked_min(m, t, mask);
     double loss = 0;
     for (int j = 0; j < m->out; j++)
         if (mask[j])
@@ -149,7 +148,7 @@ static int backprop(const struct mlp *m, struct mlp *g, const float *x, const fl
     float h1[MLP_MAX_HIDDEN], h2[MLP_MAX_HIDDEN], y[MLP_MAX_OUT], dy[MLP_MAX_OUT];
     float d2[MLP_MAX_HIDDEN] = {0}, d1[MLP_MAX_HIDDEN] = {0};
     forward_keep(m, x, h1, h2, y);
-    const float best = fastest(m, t, mask);
+    const float best = masked_min(m, t, mask);
     int measured = 0;
     for (int j = 0; j < m->out; j++) {
         dy[j] = mask[j] ? 2.0f * error_weight(t[j], best) * (y[j] - t[j]) : 0.0f;
