@@ -120,7 +120,9 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
     }
 }
 
-/* All rows of a band: blocks of DW_ROWS, then one block of the rest. */
+/* All rows of a band: blocks of DW_ROWS, then one block of the rest (one
+ * case per remainder below). */
+_Static_assert(DW_ROWS == 6, "band_rows has a case for each remainder 1..DW_ROWS-1");
 static inline __attribute__((always_inline)) void
 band_rows(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
           const float *taps, int64_t rows, const bool unit_w, float *y) {
