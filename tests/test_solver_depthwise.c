@@ -1,7 +1,8 @@
 /* test_solver_depthwise.c -- the depthwise solver's kernels, every ISA
  * variant this CPU runs, against the reference: NCHW (the band kernel on
  * slabs of several sizes, and the row kernel) and NHWC, channel multipliers
- * 1 and 3, strides 1 and 2, dilation 2, padding wider than the filter's
+ * 1 and 3, strides 1 and 2, dilation 2, the band kernel adding into its
+ * output (as the direct solver uses it), padding wider than the filter's
  * reach, rows shorter and longer than a vector, band heights that are and
  * are not multiples of the register block; through the API, 1- and 2-thread
  * handles and rows too wide for a slab. */
@@ -54,6 +55,7 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
         /* Slabs of 1, 2, 5 and 7 output rows and a whole plane, reused across
          * planes the way the solver does: cleared once per band. */
         const int64_t bands[] = {1, 2, 5, 7, d.oh};
+        const size_t last = sizeof bands / sizeof bands[0] - 1;
         for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
             struct dw_slab sl;
             dw_slab_plan(&geo, d.oh, 1, 1, SIZE_MAX, &sl); /* the row pitch */
@@ -71,13 +73,20 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
                     for (int64_t k = 0; k < tp->k; k++) {
                         dw_slab_pack(&geo, &sl, x + (n * tp->c + k / m) * tp->h * tp->w, oy0, rows,
                                      slab);
-                        kern->nchw_band(&geo, &sl, slab, w + k * rs, rows,
-                                        y + ((n * tp->k + k) * d.oh + oy0) * d.ow);
+                        /* the last slab size adds a second pass: y = 2 ref */
+                        float *out = y + ((n * tp->k + k) * d.oh + oy0) * d.ow;
+                        kern->nchw_band(&geo, &sl, slab, w + k * rs, rows, false, out);
+                        if (b == last)
+                            kern->nchw_band(&geo, &sl, slab, w + k * rs, rows, true, out);
                     }
             }
             free(slab);
-            char what[32];
-            snprintf(what, sizeof what, "bands of %lld", (long long)bands[b]);
+            char what[48];
+            snprintf(what, sizeof what, "bands of %lld%s", (long long)bands[b],
+                     b == last ? ", accumulated twice" : "");
+            if (b == last)
+                for (float *p = y; p < y + d.y_count; p++)
+                    *p *= 0.5f;
             report(tp, kern, what, y, ref, d.y_count);
         }
     } else {

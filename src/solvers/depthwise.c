@@ -63,7 +63,7 @@ static void nchw_band_tasks(void *ctx, size_t begin, size_t end) {
             cleared = band;
         }
         dw_slab_pack(&j->g, &j->slab, x, oy0, rows, slab);
-        j->kern->nchw_band(&j->g, &j->slab, slab, j->w + k * p->r * p->s, rows, y);
+        j->kern->nchw_band(&j->g, &j->slab, slab, j->w + k * p->r * p->s, rows, false, y);
     }
 }
 

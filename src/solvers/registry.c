@@ -6,6 +6,7 @@
 #include "solvers/solver.h"
 
 extern const struct solver solver_depthwise;
+extern const struct solver solver_direct;
 extern const struct solver solver_gemm_1x1;
 extern const struct solver solver_gemm_1x1_strided;
 extern const struct solver solver_grouped_gemm;
@@ -25,6 +26,7 @@ static const struct solver *const registry[] = {
     &solver_winograd_f4x3,
     &solver_grouped_gemm,
     &solver_im2col_gemm,
+    &solver_direct,
     &solver_onednn_direct,
     &solver_onednn_winograd,
     &solver_onednn_gemm,

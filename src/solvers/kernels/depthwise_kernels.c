@@ -74,22 +74,28 @@ void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const f
 }
 
 /* nrows (1..DW_ROWS) output rows from slab row oy * stride_h on, all
- * column blocks. nrows and unit_w (stride and dilation 1 across: every tap
- * in phase 0) are constants after inlining; the geometry is read into
- * locals once, since the stores to y could otherwise alias it. */
+ * column blocks, written or (accumulate) added to y. nrows, unit_w (stride
+ * and dilation 1 across: every tap in phase 0) and accumulate are
+ * constants after inlining; the geometry is read into locals once, since
+ * the stores to y could otherwise alias it. */
 static inline __attribute__((always_inline)) void
 band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *restrict slab,
            const float *restrict taps, int64_t oy, const int nrows, const bool unit_w,
-           float *restrict y) {
+           const bool accumulate, float *restrict y) {
     const int64_t sw = unit_w ? 1 : g->stride_w, dil_w = unit_w ? 1 : g->dil_w;
     const int64_t dq = dil_w % sw, dj = dil_w / sw, fr = g->r, fs = g->s, ow = g->ow;
     const int64_t pitch = sl->row_pitch, len = sl->phase_len;
     const int64_t row_step = g->stride_h * pitch, tap_row_step = g->dil_h * pitch;
     const float *first_row = slab + oy * g->stride_h * pitch;
     for (int64_t ox = 0; ox < ow; ox += DW_COLS) {
+        const int64_t cols = ow - ox < DW_COLS ? ow - ox : DW_COLS;
+        float *out = y + oy * ow + ox;
         dw_vec acc[DW_ROWS];
-        for (int q = 0; q < nrows; q++)
+        for (int q = 0; q < nrows; q++) {
             acc[q] = (dw_vec){0};
+            if (accumulate)
+                memcpy(&acc[q], out + q * ow, (size_t)cols * sizeof(float));
+        }
         for (int64_t r = 0; r < fr; r++) {
             const float *row = first_row + r * tap_row_step + ox;
             int64_t phase = 0, j = 0; /* of tap s: padded column s * dil_w */
@@ -108,13 +114,12 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
                 }
             }
         }
-        float *out = y + oy * ow + ox;
-        if (ow - ox >= DW_COLS) {
+        if (cols == DW_COLS) {
             for (int q = 0; q < nrows; q++)
                 memcpy(out + q * ow, &acc[q], sizeof acc[q]);
         } else {
             for (int q = 0; q < nrows; q++)
-                for (int64_t i = 0; i < ow - ox; i++)
+                for (int64_t i = 0; i < cols; i++)
                     out[q * ow + i] = acc[q][i];
         }
     }
@@ -125,27 +130,33 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
 _Static_assert(DW_ROWS == 6, "band_rows has a case for each remainder 1..DW_ROWS-1");
 static inline __attribute__((always_inline)) void
 band_rows(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
-          const float *taps, int64_t rows, const bool unit_w, float *y) {
+          const float *taps, int64_t rows, const bool unit_w, const bool accumulate, float *y) {
     int64_t oy = 0;
     for (; oy + DW_ROWS <= rows; oy += DW_ROWS)
-        band_block(g, sl, slab, taps, oy, DW_ROWS, unit_w, y);
+        band_block(g, sl, slab, taps, oy, DW_ROWS, unit_w, accumulate, y);
     switch (rows - oy) {
-    case 5: band_block(g, sl, slab, taps, oy, 5, unit_w, y); break;
-    case 4: band_block(g, sl, slab, taps, oy, 4, unit_w, y); break;
-    case 3: band_block(g, sl, slab, taps, oy, 3, unit_w, y); break;
-    case 2: band_block(g, sl, slab, taps, oy, 2, unit_w, y); break;
-    case 1: band_block(g, sl, slab, taps, oy, 1, unit_w, y); break;
+    case 5: band_block(g, sl, slab, taps, oy, 5, unit_w, accumulate, y); break;
+    case 4: band_block(g, sl, slab, taps, oy, 4, unit_w, accumulate, y); break;
+    case 3: band_block(g, sl, slab, taps, oy, 3, unit_w, accumulate, y); break;
+    case 2: band_block(g, sl, slab, taps, oy, 2, unit_w, accumulate, y); break;
+    case 1: band_block(g, sl, slab, taps, oy, 1, unit_w, accumulate, y); break;
     default: break;
     }
 }
 
+/* One instance per (unit stride and dilation across, accumulate). */
 static inline __attribute__((always_inline)) void
 nchw_band_body(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
-               const float *taps, int64_t rows, float *y) {
-    if (g->stride_w == 1 && g->dil_w == 1)
-        band_rows(g, sl, slab, taps, rows, true, y);
+               const float *taps, int64_t rows, bool accumulate, float *y) {
+    const bool unit_w = g->stride_w == 1 && g->dil_w == 1;
+    if (unit_w && !accumulate)
+        band_rows(g, sl, slab, taps, rows, true, false, y);
+    else if (unit_w)
+        band_rows(g, sl, slab, taps, rows, true, true, y);
+    else if (!accumulate)
+        band_rows(g, sl, slab, taps, rows, false, false, y);
     else
-        band_rows(g, sl, slab, taps, rows, false, y);
+        band_rows(g, sl, slab, taps, rows, false, true, y);
 }
 
 /* Output columns [*lo, *hi) whose tap s lands inside the input row. */
@@ -219,8 +230,8 @@ static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_
 #define DEFINE_VARIANT(suffix, attr)                                                               \
     attr static void nchw_band_##suffix(const struct dw_geometry *g, const struct dw_slab *sl,     \
                                         const float *slab, const float *taps, int64_t rows,        \
-                                        float *y) {                                                \
-        nchw_band_body(g, sl, slab, taps, rows, y);                                                \
+                                        bool accumulate, float *y) {                               \
+        nchw_band_body(g, sl, slab, taps, rows, accumulate, y);                                    \
     }                                                                                              \
     attr static void nchw_row_##suffix(const struct dw_geometry *g, const float *x,                \
                                        const float *taps, int64_t oy, float *y) {                  \

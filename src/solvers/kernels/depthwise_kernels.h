@@ -53,9 +53,10 @@ void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const f
 
 struct dw_kernels {
     /* NCHW: `rows` output rows of one channel from their packed slab; y is
-     * the first of them (rows x ow, packed). */
+     * the first of them (rows x ow, packed). accumulate: add to y (the
+     * direct solver sums its input channels so) instead of writing it. */
     void (*nchw_band)(const struct dw_geometry *g, const struct dw_slab *sl, const float *slab,
-                      const float *taps, int64_t rows, float *y);
+                      const float *taps, int64_t rows, bool accumulate, float *y);
     /* NCHW, rows too wide for a slab: output row oy of one channel. x is the input plane (h x w,
      * packed), taps the channel's r*s weights, y the output row (ow). */
     void (*nchw_row)(const struct dw_geometry *g, const float *x, const float *taps, int64_t oy,
