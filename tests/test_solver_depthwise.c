@@ -71,8 +71,8 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
                 dw_slab_clear(&geo, &sl, rows, slab);
                 for (int64_t n = 0; n < tp->n; n++)
                     for (int64_t k = 0; k < tp->k; k++) {
-                        dw_slab_pack(&geo, &sl, x + (n * tp->c + k / m) * tp->h * tp->w, oy0, rows,
-                                     slab);
+                        dw_slab_pack(&geo, &sl, x + (n * tp->c + k / m) * tp->h * tp->w, tp->w, 1,
+                                     oy0, rows, slab);
                         /* the last slab size adds a second pass: y = 2 ref */
                         float *out = y + ((n * tp->k + k) * d.oh + oy0) * d.ow;
                         kern->nchw_band(&geo, &sl, slab, w + k * rs, rows, false, out);

@@ -62,7 +62,7 @@ static void nchw_band_tasks(void *ctx, size_t begin, size_t end) {
             dw_slab_clear(&j->g, &j->slab, rows, slab);
             cleared = band;
         }
-        dw_slab_pack(&j->g, &j->slab, x, oy0, rows, slab);
+        dw_slab_pack(&j->g, &j->slab, x, p->w, 1, oy0, rows, slab);
         j->kern->nchw_band(&j->g, &j->slab, slab, j->w + k * p->r * p->s, rows, false, y);
     }
 }

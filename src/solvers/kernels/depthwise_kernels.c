@@ -45,14 +45,14 @@ void dw_slab_clear(const struct dw_geometry *g, const struct dw_slab *sl, int64_
 }
 
 void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const float *x,
-                  int64_t oy0, int64_t rows, float *slab) {
+                  int64_t row_stride, int64_t col_stride, int64_t oy0, int64_t rows, float *slab) {
     const int64_t sw = g->stride_w, len = sl->phase_len;
     int64_t i0 = g->pad_h - oy0 * g->stride_h; /* first slab row inside the input */
     int64_t i1 = g->h + i0;                    /* and one past the last */
     i0 = i0 > 0 ? i0 : 0;
     i1 = i1 < dw_slab_rows(g, rows) ? i1 : dw_slab_rows(g, rows);
     /* slab row i is input row i + oy0 * stride_h - pad_h */
-    const float *src = x + (oy0 * g->stride_h - g->pad_h) * g->w;
+    const float *src = x + (oy0 * g->stride_h - g->pad_h) * row_stride;
     for (int64_t q = 0; q < sw; q++) {
         /* phase q, index j holds input column j * sw + first */
         const int64_t first = q - g->pad_w;
@@ -63,12 +63,13 @@ void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const f
             continue;
         for (int64_t i = i0; i < i1; i++) {
             float *dst = slab + i * sl->row_pitch + q * len;
-            const float *row = src + i * g->w + first;
-            if (sw == 1)
+            const float *row = src + i * row_stride + first * col_stride;
+            const int64_t step = sw * col_stride;
+            if (step == 1)
                 memcpy(dst + lo, row + lo, (size_t)(hi - lo) * sizeof(float));
             else
                 for (int64_t j = lo; j < hi; j++)
-                    dst[j] = row[j * sw];
+                    dst[j] = row[j * step];
         }
     }
 }

@@ -44,12 +44,14 @@ int64_t dw_slab_rows(const struct dw_geometry *g, int64_t rows);
 void dw_slab_clear(const struct dw_geometry *g, const struct dw_slab *sl, int64_t rows,
                    float *slab);
 
-/* Copies the input plane x (h x w, packed) into the slab of output rows
- * [oy0, oy0 + rows). Only the input's positions are written: the padding's
- * stay as dw_slab_clear left them, since they are the same for every plane
- * of a band (planes of one band reuse the slab, cleared once). */
+/* Copies the input plane x (h x w; element (i, j) at i * row_stride +
+ * j * col_stride: w and 1 when packed, w * c and c for a channel of NHWC)
+ * into the slab of output rows [oy0, oy0 + rows). Only the input's
+ * positions are written: the padding's stay as dw_slab_clear left them,
+ * since they are the same for every plane of a band (planes of one band
+ * reuse the slab, cleared once). */
 void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const float *x,
-                  int64_t oy0, int64_t rows, float *slab);
+                  int64_t row_stride, int64_t col_stride, int64_t oy0, int64_t rows, float *slab);
 
 struct dw_kernels {
     /* NCHW: `rows` output rows of one channel from their packed slab; y is
