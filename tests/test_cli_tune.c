@@ -65,6 +65,21 @@ int main(void) {
     }
     CHECK(unrounded_default > 50); /* the default keeps log-uniform counts */
 
+    /* depthwise layers: 3x3, 5x5, 7x7 (20 %), 9x9; never 1x1 */
+    CHECK(tune("--sample 1000 --seed 3 --list") == 0);
+    int depthwise = 0, dw_7x7 = 0, dw_1x1 = 0;
+    for (const char *line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        long c, r, s, g;
+        if (sscanf(line + 1, "%*[^,],%*d,%ld,%*d,%*d,%*d,%ld,%ld,%*d,%*d,%*d,%*d,%*d,%*d,%ld", &c,
+                   &r, &s, &g) == 4 &&
+            g == c && g > 1) {
+            depthwise++;
+            dw_7x7 += r == 7 && s == 7;
+            dw_1x1 += r == 1 && s == 1;
+        }
+    }
+    CHECK(depthwise > 100 && dw_7x7 * 10 > depthwise && dw_1x1 == 0);
+
     snprintf(args, sizeof args, "%s --db %s", sample, test_tmp_path("all.db"));
     CHECK(tune(args) == 0 &&
           test_contains(out, "tune: 8 measured, 0 skipped, 0 failed, 0 noisy (8 problems"));
