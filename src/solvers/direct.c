@@ -35,7 +35,12 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
     const char *why = NULL;
     struct dw_slab sl;
     const struct dw_geometry g = geometry(p);
-    if (p->r * p->s > MAX_TAPS)
+    /* The depthwise solver runs the same band kernel once per channel:
+     * timing both would only measure noise (and teach it to the model). */
+    if (p->packed && p->groups == p->c)
+        why = "direct: depthwise problems (groups = input channels) go to the depthwise solver, "
+              "which runs the same kernel";
+    else if (p->r * p->s > MAX_TAPS)
         why = "direct: filters of more than 1024 taps (r*s) are not supported";
     else if (!dw_slab_plan(&g, p->oh, 1, 1, SLAB_FLOATS, &sl))
         why = "direct: an input row band does not fit its 32 KiB slab (rows too wide)";
