@@ -43,10 +43,10 @@ static void check_answer(convsel_handle_t h, const struct test_problem *tp, int 
     struct test_data t;
     test_data_create(h, &d, 11, &t);
     convsel_set_num_threads(h, threads);
-    CHECK_STATUS(h,
-                 convsel_convolution_forward(h, direct_id(h), d.x, t.x, d.w, t.w, d.conv, d.y, t.y,
-                                             NULL, 0),
-                 CONVSEL_STATUS_SUCCESS);
+    CHECK_STATUS(
+        h,
+        convsel_convolution_forward(h, direct_id(h), d.x, t.x, d.w, t.w, d.conv, d.y, t.y, NULL, 0),
+        CONVSEL_STATUS_SUCCESS);
     const struct verify_result r = verify_compare(t.y, t.ref, d.y_count);
     if (!CHECK(verify_passes(&r, 1e-4)))
         printf("  c=%lld k=%lld %lldx%lld stride %lld groups %lld %s, %d threads: rel error %.3g\n",
@@ -63,8 +63,8 @@ int main(void) {
     check_applicability(h);
     const int64_t cases[][8] = {
         /* c, k, hw, f, stride, dil, pad, groups */
-        {2, 8, 37, 5, 1, 1, 2, 1},  {3, 16, 45, 7, 2, 1, 3, 1}, {40, 1, 19, 3, 1, 1, 1, 1},
-        {6, 9, 23, 3, 2, 2, 2, 3},  {2, 4, 70, 11, 4, 1, 0, 1}, {4, 4, 9, 1, 1, 1, 0, 2},
+        {2, 8, 37, 5, 1, 1, 2, 1}, {3, 16, 45, 7, 2, 1, 3, 1}, {40, 1, 19, 3, 1, 1, 1, 1},
+        {6, 9, 23, 3, 2, 2, 2, 3}, {2, 4, 70, 11, 4, 1, 0, 1}, {4, 4, 9, 1, 1, 1, 0, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int layout = 0; layout < 2; layout++)

@@ -102,3 +102,34 @@ void im2col_channels(const struct conv_problem *p, const float *x, int64_t n, in
                 }
             }
 }
+
+/* Channel-major im2col (above) writes NHWC columns with a stride of
+ * c/g*r*s floats and reads x with a stride of c: a cache miss per element,
+ * 12x slower than NCHW on a 64-channel 3x3 layer. Pixel-major copies runs
+ * of c/g contiguous floats instead. */
+bool im2col_by_rows(const struct conv_problem *p) {
+    return p->layout == CONVSEL_LAYOUT_NHWC && p->filter_layout == CONVSEL_FILTER_KRSC &&
+           p->x_stride[DIM_C] == 1;
+}
+
+void im2col_rows_nhwc(const struct conv_problem *p, const float *x, int64_t n, int64_t g,
+                      int64_t oy0, int64_t oy1, float *cols) {
+    const int64_t cg = p->c / p->groups, taps = cg * p->r * p->s;
+    const int64_t *xs = p->x_stride;
+    const float *image = x + n * xs[DIM_N] + g * cg;
+    for (int64_t oy = oy0; oy < oy1; oy++)
+        for (int64_t ox = 0; ox < p->ow; ox++) {
+            float *dst = cols + (oy * p->ow + ox) * taps;
+            for (int64_t r = 0; r < p->r; r++) {
+                const int64_t iy = oy * p->stride_h - p->pad_h + r * p->dil_h;
+                for (int64_t s = 0; s < p->s; s++, dst += cg) {
+                    const int64_t ix = ox * p->stride_w - p->pad_w + s * p->dil_w;
+                    if (iy < 0 || iy >= p->h || ix < 0 || ix >= p->w)
+                        memset(dst, 0, (size_t)cg * sizeof *dst);
+                    else
+                        memcpy(dst, image + iy * xs[DIM_H] + ix * xs[DIM_W],
+                               (size_t)cg * sizeof *dst);
+                }
+            }
+        }
+}

@@ -25,4 +25,15 @@ bool im2col_gemm_fits(const struct conv_problem *p, const char **reason);
 void im2col_channels(const struct conv_problem *p, const float *x, int64_t n, int64_t g, int64_t c0,
                      int64_t c1, float *cols, int64_t t_stride, int64_t j_stride);
 
+/* True when a pixel's taps of one (r, s) are contiguous on both sides --
+ * NHWC tensors (channels innermost) and KRSC weights -- so im2col_rows_nhwc
+ * can copy them as runs of c/g floats. */
+bool im2col_by_rows(const struct conv_problem *p);
+
+/* The same columns as im2col_channels for output rows [oy0, oy1) of image
+ * n, group g, all channels, pixel by pixel: col is (pix x taps). Disjoint
+ * row ranges write disjoint elements. Only where im2col_by_rows(p). */
+void im2col_rows_nhwc(const struct conv_problem *p, const float *x, int64_t n, int64_t g,
+                      int64_t oy0, int64_t oy1, float *cols);
+
 #endif

@@ -42,8 +42,11 @@ static void group_tasks(void *ctx, size_t begin, size_t end) {
     for (size_t g = begin; g < end; g++) {
         float *cols = j->cols + g * group_floats(p);
         /* NCHW: cols is (taps x pix); NHWC: (pix x taps) */
-        im2col_channels(p, j->x, j->n, (int64_t)g, 0, p->c / p->groups, cols, nchw ? pix : 1,
-                        nchw ? 1 : taps);
+        if (im2col_by_rows(p))
+            im2col_rows_nhwc(p, j->x, j->n, (int64_t)g, 0, p->oh, cols);
+        else
+            im2col_channels(p, j->x, j->n, (int64_t)g, 0, p->c / p->groups, cols, nchw ? pix : 1,
+                            nchw ? 1 : taps);
         gemm_group(p, j->w, cols, (int)(nchw ? pix : taps), j->n, (int64_t)g, j->y, NULL);
     }
 }

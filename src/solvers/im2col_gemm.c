@@ -5,7 +5,9 @@
  * filter layout, so the filter is used in place as the other GEMM operand:
  *   NCHW: y_g[kg][oh*ow] = W_g[kg][crs] * col[crs][oh*ow]
  *   NHWC: y_g[oh*ow][kg] = col[oh*ow][crs] * W_g[kg][crs]^T   (ldc = k)
- * The im2col is split over the handle's threads by input channel; the GEMM
+ * The im2col is split over the handle's threads by input channel (by
+ * output row for NHWC with KRSC weights, whose taps are runs of channels);
+ * the GEMM
  * step is shared with the 1x1 and grouped solvers (gemm_common.c).
  */
 #include "solvers/gemm_common.h"
@@ -33,6 +35,12 @@ static void im2col_tasks(void *ctx, size_t begin, size_t end) {
                     j->j_stride);
 }
 
+/* NHWC with KRSC weights: task = one output row, its pixels' rows of col. */
+static void im2col_row_tasks(void *ctx, size_t begin, size_t end) {
+    const struct im2col_job *j = ctx;
+    im2col_rows_nhwc(j->p, j->x, j->n, j->g, (int64_t)begin, (int64_t)end, j->col);
+}
+
 static convsel_status_t run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t taps = p->c / p->groups * p->r * p->s, pix = p->oh * p->ow;
@@ -42,7 +50,10 @@ static convsel_status_t run(const struct conv_run_args *a) {
         for (int64_t g = 0; g < p->groups; g++) {
             /* NCHW: col is (taps x pix); NHWC: (pix x taps) */
             struct im2col_job j = {p, a->x, n, g, nchw ? pix : 1, nchw ? 1 : taps, col};
-            thread_pool_parallel_for(a->pool, (size_t)(p->c / p->groups), im2col_tasks, &j);
+            if (im2col_by_rows(p))
+                thread_pool_parallel_for(a->pool, (size_t)p->oh, im2col_row_tasks, &j);
+            else
+                thread_pool_parallel_for(a->pool, (size_t)(p->c / p->groups), im2col_tasks, &j);
             gemm_group(p, a->w, col, (int)(nchw ? pix : taps), n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;
