@@ -10,6 +10,7 @@
 #define CONVSEL_UTIL_THREAD_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct thread_pool;
 
@@ -24,6 +25,19 @@ struct thread_pool *thread_pool_create(int threads);
 void thread_pool_destroy(struct thread_pool *pool);
 
 int thread_pool_threads(const struct thread_pool *pool);
+
+/* OpenMP (oneDNN's threads) spin-waits for a few milliseconds after each
+ * parallel region. A pool job in that time gets little of the other core:
+ * the worker competes with the spinning OpenMP thread and the caller ends
+ * up running the tasks alone (ConvNeXt-T's 7x7 depthwise layer read 1.04-1.50
+ * ms in 7 of 8 finds instead of 0.73). So a job within this long of an
+ * OpenMP region on the caller's thread runs on the OpenMP team instead,
+ * which takes it at once; otherwise on the pool, where nothing spins. */
+#define THREAD_POOL_OPENMP_HOT_NS INT64_C(20000000)
+
+/* Tells the pool that an OpenMP parallel region (a oneDNN call) has just
+ * ended on the calling thread. NULL is ignored. */
+void thread_pool_openmp_ran(struct thread_pool *pool);
 
 /* Runs fn over tasks 0..n-1, split into contiguous ranges taken by the
  * threads as they come free, and returns when all are done. pool may be
