@@ -1,9 +1,11 @@
 /* test_solver_run.c -- solver_run, the one way solvers are run: problems
  * below SOLVER_SERIAL_FLOPS reach the solver without the pool (the calling
  * thread does the work), larger ones with it; everything else passes
- * through unchanged, and so does the solver's status. Then through the
+ * through unchanged, and so does the solver's status; after a solver that
+ * uses OpenMP the pool hands its next job to the OpenMP team. Then through the
  * public API: a tiny problem on a 2-thread handle still gives every
  * solver's verified answer. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,6 +22,22 @@ static convsel_status_t spy_run(const struct conv_run_args *a) {
 }
 
 static const struct solver spy = {.name = "spy", .run = spy_run};
+static const struct solver openmp_spy = {.name = "openmp_spy", .run = spy_run, .uses_openmp = true};
+
+int omp_get_num_threads(void); /* libgomp: 1 outside a parallel region */
+
+static void team_size(void *ctx, size_t begin, size_t end) {
+    (void)begin, (void)end;
+    if (omp_get_num_threads() > 1)
+        atomic_store((atomic_int *)ctx, 1);
+}
+
+/* Whether the pool's next job runs on an OpenMP team. */
+static bool next_job_on_openmp(struct thread_pool *pool) {
+    atomic_int on_team = 0;
+    thread_pool_parallel_for(pool, 2, team_size, &on_team);
+    return atomic_load(&on_team);
+}
 
 /* A 3x3 problem of c -> k channels on an h x h map (only what
  * problem_flops reads is set). */
@@ -45,6 +63,10 @@ int main(void) {
     a.p = &large;
     CHECK(solver_run(&spy, &a) == CONVSEL_STATUS_NOT_SUPPORTED);
     CHECK(seen.pool == pool && seen.p == &large && seen.num_threads == 2);
+    CHECK(!next_job_on_openmp(pool));
+    a.p = &tiny; /* told even when the solver ran without the pool */
+    CHECK(solver_run(&openmp_spy, &a) == CONVSEL_STATUS_NOT_SUPPORTED && seen.pool == NULL);
+    CHECK(next_job_on_openmp(pool));
     thread_pool_destroy(pool);
 
     /* every applicable solver, a tiny problem, a 2-thread handle: verified */

@@ -1,13 +1,17 @@
 /* test_thread_pool.c -- every task runs exactly once, on several threads,
  * for any task count; jobs back to back; two pools used at once from two
- * threads (two handles); under ThreadSanitizer too. */
+ * threads (two handles); jobs right after an OpenMP region run on the
+ * OpenMP team, later ones on the pool again; under ThreadSanitizer too. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "util/thread_pool.h"
+
+int omp_get_num_threads(void); /* libgomp: 1 outside a parallel region */
 
 struct job {
     atomic_int *hits;
@@ -29,6 +33,35 @@ static bool run_job(struct thread_pool *p, size_t n) {
         ok &= atomic_load(&j.hits[i]) == 1;
     free(j.hits);
     return ok;
+}
+
+static void team_size(void *ctx, size_t begin, size_t end) {
+    atomic_int *largest = ctx;
+    (void)begin, (void)end;
+    const int n = omp_get_num_threads();
+    int seen = atomic_load(largest);
+    while (n > seen && !atomic_compare_exchange_weak(largest, &seen, n)) {
+    }
+}
+
+/* The OpenMP team size the job's tasks saw: 1 on the pool. */
+static int job_team(struct thread_pool *p) {
+    atomic_int largest = 0;
+    thread_pool_parallel_for(p, 64, team_size, &largest);
+    return atomic_load(&largest);
+}
+
+static void check_openmp_handoff(void) {
+    struct thread_pool *p = thread_pool_create(2);
+    CHECK(job_team(p) == 1);
+    thread_pool_openmp_ran(p);
+    CHECK(job_team(p) == 2); /* on the OpenMP team */
+    CHECK(run_job(p, 1000) && run_job(p, 3));
+    const struct timespec wait = {0, THREAD_POOL_OPENMP_HOT_NS + 5000000};
+    nanosleep(&wait, NULL);
+    CHECK(job_team(p) == 1);      /* the team has gone to sleep: the pool again */
+    thread_pool_openmp_ran(NULL); /* ignored */
+    thread_pool_destroy(p);
 }
 
 static void *user_thread(void *arg) {
@@ -65,5 +98,6 @@ int main(void) {
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     CHECK(bad[0] == 0 && bad[1] == 0);
+    check_openmp_handoff();
     return test_finish("test_thread_pool");
 }
