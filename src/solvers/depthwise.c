@@ -29,9 +29,6 @@ static size_t workspace_size(const struct conv_problem *p) {
     return p->layout == CONVSEL_LAYOUT_NHWC ? (size_t)(p->k * p->r * p->s) * sizeof(float) : 0;
 }
 
-/* Floats of a slab: 32 KiB, within L1 with room for taps and output. */
-#define SLAB_FLOATS 8192
-
 struct dw_job {
     const struct conv_problem *p;
     const struct dw_kernels *kern;
@@ -49,7 +46,7 @@ static void nchw_band_tasks(void *ctx, size_t begin, size_t end) {
     const struct dw_job *j = ctx;
     const struct conv_problem *p = j->p;
     const int64_t m = p->k / p->c, planes = p->n * p->k;
-    float slab[SLAB_FLOATS] __attribute__((aligned(64)));
+    float slab[DW_SLAB_FLOATS] __attribute__((aligned(64)));
     int64_t cleared = -1; /* the band the slab's padding is for */
     for (size_t t = begin; t < end; t++) {
         const int64_t band = (int64_t)t / planes, nk = (int64_t)t % planes;
@@ -107,7 +104,7 @@ static convsel_status_t run(const struct conv_run_args *a) {
      * weight (k, r, s) is at (k * r + r) * s + s in both. */
     if (p->layout == CONVSEL_LAYOUT_NCHW) {
         /* 4 tasks per thread at least, for balance, where the planes allow */
-        if (dw_slab_plan(&j.g, p->oh, p->n * p->k, 4 * (int64_t)a->num_threads, SLAB_FLOATS,
+        if (dw_slab_plan(&j.g, p->oh, p->n * p->k, 4 * (int64_t)a->num_threads, DW_SLAB_FLOATS,
                          &j.slab)) {
             j.bands = (p->oh + j.slab.band - 1) / j.slab.band;
             thread_pool_parallel_for(a->pool, (size_t)(p->n * p->k * j.bands), nchw_band_tasks, &j);

@@ -16,11 +16,11 @@
 #include "solvers/kernels/depthwise_kernels.h"
 #include "solvers/solver.h"
 
-/* Floats of a slab: 32 KiB, as in depthwise.c. The output buffer of a
- * band has as many: a band's rows*ow never exceed its slab's floats,
- * since a slab holds at least as many rows as the band, each at least ow
- * wide (dw_slab_plan). */
-#define SLAB_FLOATS 8192
+extern const struct solver solver_depthwise;
+
+/* The output buffer of a band has DW_SLAB_FLOATS floats, as its slab: a
+ * band's rows*ow never exceed its slab's floats, since a slab holds at
+ * least as many rows as the band, each at least ow wide (dw_slab_plan). */
 
 /* Taps gathered per (k, c) from KRSC weights: 32x32 filters at most. */
 #define MAX_TAPS 1024
@@ -37,12 +37,12 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
     const struct dw_geometry g = geometry(p);
     /* The depthwise solver runs the same band kernel once per channel:
      * timing both would only measure noise (and teach it to the model). */
-    if (p->packed && p->groups == p->c)
+    if (solver_depthwise.is_applicable(p, NULL))
         why = "direct: depthwise problems (groups = input channels) go to the depthwise solver, "
               "which runs the same kernel";
     else if (p->r * p->s > MAX_TAPS)
         why = "direct: filters of more than 1024 taps (r*s) are not supported";
-    else if (!dw_slab_plan(&g, p->oh, 1, 1, SLAB_FLOATS, &sl))
+    else if (!dw_slab_plan(&g, p->oh, 1, 1, DW_SLAB_FLOATS, &sl))
         why = "direct: an input row band does not fit its 32 KiB slab (rows too wide)";
     if (why && reason)
         *reason = why;
@@ -67,11 +67,11 @@ struct direct_job {
 /* The r*s taps of (k, c): where they are for KCRS, gathered for KRSC. */
 static const float *filter_taps(const struct conv_problem *p, const float *w, int64_t k, int64_t c,
                                 float *gathered) {
-    const int64_t rs = p->r * p->s, cg = p->c / p->groups;
     if (p->filter_layout == CONVSEL_FILTER_KCRS)
-        return w + (k * cg + c) * rs;
-    for (int64_t t = 0; t < rs; t++)
-        gathered[t] = w[(k * rs + t) * cg + c];
+        return w + problem_filter_offset(p, k, c, 0, 0);
+    for (int64_t r = 0; r < p->r; r++)
+        for (int64_t s = 0; s < p->s; s++)
+            gathered[r * p->s + s] = w[problem_filter_offset(p, k, c, r, s)];
     return gathered;
 }
 
@@ -81,8 +81,8 @@ static void band_tasks(void *ctx, size_t begin, size_t end) {
     const struct direct_job *j = ctx;
     const struct conv_problem *p = j->p;
     const int64_t planes = p->n * p->k, cg = p->c / p->groups, kg = p->k / p->groups;
-    float slab[SLAB_FLOATS] __attribute__((aligned(64)));
-    float band_out[SLAB_FLOATS] __attribute__((aligned(64)));
+    float slab[DW_SLAB_FLOATS] __attribute__((aligned(64)));
+    float band_out[DW_SLAB_FLOATS] __attribute__((aligned(64)));
     float taps[MAX_TAPS];
     int64_t cleared = -1;
     for (size_t t = begin; t < end; t++) {
@@ -122,7 +122,8 @@ static convsel_status_t run(const struct conv_run_args *a) {
                            .y = a->y};
     /* 4 tasks per thread at least, for balance, where the planes allow;
      * is_applicable has checked that a slab fits. */
-    if (!dw_slab_plan(&j.g, p->oh, p->n * p->k, 4 * (int64_t)a->num_threads, SLAB_FLOATS, &j.slab))
+    if (!dw_slab_plan(&j.g, p->oh, p->n * p->k, 4 * (int64_t)a->num_threads, DW_SLAB_FLOATS,
+                      &j.slab))
         return CONVSEL_STATUS_INTERNAL;
     const int64_t bands = (p->oh + j.slab.band - 1) / j.slab.band;
     thread_pool_parallel_for(a->pool, (size_t)(p->n * p->k * bands), band_tasks, &j);

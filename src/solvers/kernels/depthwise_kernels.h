@@ -25,6 +25,10 @@ struct dw_geometry {
  * inner loop, and the slab stays in L1. */
 #define DW_COLS 16
 
+/* Floats of the slab the solvers keep on a task's stack: 32 KiB, within
+ * L1 with room for taps and output. */
+#define DW_SLAB_FLOATS 8192
+
 struct dw_slab {
     int64_t band;      /* output rows per band (the last may have fewer) */
     int64_t phase_len; /* floats per phase of a slab row */
