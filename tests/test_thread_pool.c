@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "testutil.h"
+#include "util/openmp.h"
 #include "util/thread_pool.h"
 
 int omp_get_num_threads(void); /* libgomp: 1 outside a parallel region */
@@ -54,13 +55,12 @@ static int job_team(struct thread_pool *p) {
 static void check_openmp_handoff(void) {
     struct thread_pool *p = thread_pool_create(2);
     CHECK(job_team(p) == 1);
-    thread_pool_openmp_ran(p);
+    openmp_region_ended();   /* on this thread */
     CHECK(job_team(p) == 2); /* on the OpenMP team */
     CHECK(run_job(p, 1000) && run_job(p, 3));
-    const struct timespec wait = {0, THREAD_POOL_OPENMP_HOT_NS + 5000000};
+    const struct timespec wait = {0, OPENMP_HOT_NS + 5000000};
     nanosleep(&wait, NULL);
-    CHECK(job_team(p) == 1);      /* the team has gone to sleep: the pool again */
-    thread_pool_openmp_ran(NULL); /* ignored */
+    CHECK(job_team(p) == 1); /* the team has gone to sleep: the pool again */
     thread_pool_destroy(p);
 }
 

@@ -73,11 +73,8 @@ struct bench_state {
 };
 
 static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
-    if (v->solver == NULL) { /* onednn-auto: OpenMP, like the onednn_* solvers */
-        const convsel_status_t st = onednn_plan_run(v->plan, b->x, b->w, b->y, b->threads, true);
-        thread_pool_openmp_ran(b->pool);
-        return st;
-    }
+    if (v->solver == NULL)
+        return onednn_plan_run(v->plan, b->x, b->w, b->y, b->threads, true); /* packed once */
     const struct conv_run_args a = {.p = b->p,
                                     .x = b->x,
                                     .w = b->w,

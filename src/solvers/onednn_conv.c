@@ -111,7 +111,6 @@ const struct solver solver_onednn_direct = {
     .description = "oneDNN direct convolution, reorders to/from the caller's layout included",
     /* fp32 accumulation in blocked order, like the GEMM solvers */
     .tolerance = 1e-4,
-    .uses_openmp = true,
     .is_applicable = direct_applicable,
     .workspace_size = no_workspace,
     .run = direct_run,
@@ -124,7 +123,6 @@ const struct solver solver_onednn_winograd = {
      * NNPACK accept 1e-3 relative error for it; tests/test_solvers.c measures
      * at most 7.2e-7 on its problems. */
     .tolerance = 1e-3,
-    .uses_openmp = true,
     .is_applicable = winograd_applicable,
     .workspace_size = no_workspace,
     .run = winograd_run,
@@ -136,7 +134,6 @@ const struct solver solver_onednn_gemm = {
                    "(no reorders, no weight packing)",
     /* fp32 accumulation over c/g*r*s terms, like im2col_gemm */
     .tolerance = 1e-4,
-    .uses_openmp = true,
     .is_applicable = gemm_applicable,
     .workspace_size = no_workspace,
     .run = gemm_run,

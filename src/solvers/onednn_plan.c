@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libgomp's C ABI; declared here so no OpenMP compiler support is needed. */
-void omp_set_num_threads(int n);
+#include "util/openmp.h"
 
 static dnnl_engine_t engine;
 static dnnl_status_t engine_status = dnnl_runtime_error;
@@ -208,9 +207,11 @@ convsel_status_t onednn_plan_run(struct onednn_plan *c, const float *x, const fl
         {DNNL_ARG_WEIGHTS, c->inner[1] ? c->inner[1] : c->user[1]},
         {DNNL_ARG_DST, c->inner[2] ? c->inner[2] : c->user[2]},
     };
-    if (!run_reorder(c, 0, true) || (reorder_weights && !run_reorder(c, 1, true)) ||
-        dnnl_primitive_execute(c->conv, c->stream, 3, args) != dnnl_success ||
-        !run_reorder(c, 2, false) || dnnl_stream_wait(c->stream) != dnnl_success)
+    const bool ran = run_reorder(c, 0, true) && (!reorder_weights || run_reorder(c, 1, true)) &&
+                     dnnl_primitive_execute(c->conv, c->stream, 3, args) == dnnl_success &&
+                     run_reorder(c, 2, false) && dnnl_stream_wait(c->stream) == dnnl_success;
+    openmp_region_ended(); /* its team now spins: util/openmp.h */
+    if (!ran)
         return CONVSEL_STATUS_INTERNAL;
     if (weights_constant)
         c->packed_from = w;

@@ -39,9 +39,6 @@ struct solver {
     /* Largest accepted max|y - ref| / max|ref| against the reference solver.
      * Each solver file states why its value is what it is. */
     double tolerance;
-    /* Runs on OpenMP (oneDNN): its team spins after the call (see
-     * thread_pool_openmp_ran). */
-    bool uses_openmp;
     /* True when the solver can run p; otherwise *reason (if non-NULL) gets a
      * static text saying why not. */
     bool (*is_applicable)(const struct conv_problem *p, const char **reason);

@@ -3,17 +3,10 @@
  * calling thread. */
 #include "solvers/solver.h"
 
-static convsel_status_t run(const struct solver *s, const struct conv_run_args *a) {
+convsel_status_t solver_run(const struct solver *s, const struct conv_run_args *a) {
     if (a->pool == NULL || problem_flops(a->p) >= SOLVER_SERIAL_FLOPS)
         return s->run(a);
     struct conv_run_args serial = *a;
     serial.pool = NULL;
     return s->run(&serial);
-}
-
-convsel_status_t solver_run(const struct solver *s, const struct conv_run_args *a) {
-    const convsel_status_t st = run(s, a);
-    if (s->uses_openmp)
-        thread_pool_openmp_ran(a->pool);
-    return st;
 }

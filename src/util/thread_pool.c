@@ -11,11 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "util/clock.h"
-
-/* libgomp's C ABI (what `#pragma omp parallel` compiles to), declared here
- * so that no OpenMP compiler support is needed. */
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+#include "util/openmp.h"
 
 struct thread_pool {
     pthread_mutex_t mu;
@@ -32,7 +28,6 @@ struct thread_pool {
     atomic_size_t next;      /* first task not yet taken */
     atomic_size_t remaining; /* tasks not yet finished */
     int active;              /* workers inside the current job (under mu) */
-    int64_t openmp_ran_ns;   /* when an OpenMP region last ended on the caller's thread */
 };
 
 /* Takes and runs chunks until none are left. */
@@ -111,11 +106,6 @@ int thread_pool_threads(const struct thread_pool *p) {
     return p ? p->threads : 1;
 }
 
-void thread_pool_openmp_ran(struct thread_pool *p) {
-    if (p != NULL)
-        p->openmp_ran_ns = clock_now_ns();
-}
-
 struct openmp_job {
     thread_pool_fn fn;
     void *ctx;
@@ -142,10 +132,10 @@ void thread_pool_parallel_for(struct thread_pool *p, size_t n, thread_pool_fn fn
     }
     /* About 4 chunks per thread: balance without much cursor traffic. */
     size_t chunk = n / ((size_t)p->threads * 4);
-    if (p->openmp_ran_ns != 0 && clock_now_ns() - p->openmp_ran_ns < THREAD_POOL_OPENMP_HOT_NS) {
+    if (openmp_team_hot()) { /* see util/openmp.h */
         struct openmp_job j = {fn, ctx, n, chunk ? chunk : 1, 0};
         GOMP_parallel(openmp_body, &j, (unsigned)p->threads, 0);
-        p->openmp_ran_ns = clock_now_ns(); /* the team spins again */
+        openmp_region_ended(); /* the team spins again */
         return;
     }
     pthread_mutex_lock(&p->mu);

@@ -10,7 +10,6 @@
 #define CONVSEL_UTIL_THREAD_POOL_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 struct thread_pool;
 
@@ -26,21 +25,10 @@ void thread_pool_destroy(struct thread_pool *pool);
 
 int thread_pool_threads(const struct thread_pool *pool);
 
-/* OpenMP (oneDNN's threads) spin-waits for a few milliseconds after each
- * parallel region. A pool job in that time gets little of the other core:
- * the worker competes with the spinning OpenMP thread and the caller ends
- * up running the tasks alone (ConvNeXt-T's 7x7 depthwise layer read 1.04-1.50
- * ms in 7 of 8 finds instead of 0.73). So a job within this long of an
- * OpenMP region on the caller's thread runs on the OpenMP team instead,
- * which takes it at once; otherwise on the pool, where nothing spins. */
-#define THREAD_POOL_OPENMP_HOT_NS INT64_C(20000000)
-
-/* Tells the pool that an OpenMP parallel region (a oneDNN call) has just
- * ended on the calling thread. NULL is ignored. */
-void thread_pool_openmp_ran(struct thread_pool *pool);
-
 /* Runs fn over tasks 0..n-1, split into contiguous ranges taken by the
- * threads as they come free, and returns when all are done. pool may be
+ * threads as they come free, and returns when all are done. Right after an
+ * OpenMP region on the calling thread the threads are the OpenMP team's,
+ * still spinning (util/openmp.h); otherwise the pool's. pool may be
  * NULL (runs on the calling thread). Not re-entrant: one job at a time per
  * pool (one pool per handle, one handle per thread). */
 void thread_pool_parallel_for(struct thread_pool *pool, size_t n, thread_pool_fn fn, void *ctx);
