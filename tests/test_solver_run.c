@@ -6,12 +6,12 @@
  * solver's verified answer, and a oneDNN call on it (tiny, so without the
  * pool) leaves this thread's OpenMP team awake: the next pool job runs on
  * that team. */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "core/verify.h"
+#include "openmp_probe.h"
 #include "problem_builder.h"
 #include "solvers/solver.h"
 #include "testutil.h"
@@ -25,21 +25,6 @@ static convsel_status_t spy_run(const struct conv_run_args *a) {
 }
 
 static const struct solver spy = {.name = "spy", .run = spy_run};
-
-int omp_get_num_threads(void); /* libgomp: 1 outside a parallel region */
-
-static void team_size(void *ctx, size_t begin, size_t end) {
-    (void)begin, (void)end;
-    if (omp_get_num_threads() > 1)
-        atomic_store((atomic_int *)ctx, 1);
-}
-
-/* Whether the pool's next job runs on an OpenMP team. */
-static bool next_job_on_openmp(struct thread_pool *pool) {
-    atomic_int on_team = 0;
-    thread_pool_parallel_for(pool, 2, team_size, &on_team);
-    return atomic_load(&on_team);
-}
 
 /* A 3x3 problem of c -> k channels on an h x h map (only what
  * problem_flops reads is set). */
@@ -98,13 +83,13 @@ int main(void) {
     struct thread_pool *after = thread_pool_create(2);
     const struct timespec wait = {0, OPENMP_HOT_NS + 5000000};
     nanosleep(&wait, NULL);
-    CHECK(!next_job_on_openmp(after));
+    CHECK(openmp_probe_job_team(after) == 1);
     convsel_solver_id_t onednn;
     CHECK_STATUS(h, convsel_solver_find(h, "onednn_direct", &onednn), CONVSEL_STATUS_SUCCESS);
     CHECK_STATUS(
         h, convsel_convolution_forward(h, onednn, d.x, t.x, d.w, t.w, d.conv, d.y, t.y, NULL, 0),
         CONVSEL_STATUS_SUCCESS);
-    CHECK(next_job_on_openmp(after));
+    CHECK(openmp_probe_job_team(after) > 1);
     thread_pool_destroy(after);
     test_data_destroy(&t);
     test_descs_destroy(&d);

@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "openmp_probe.h"
 #include "testutil.h"
 #include "util/openmp.h"
 #include "util/thread_pool.h"
-
-int omp_get_num_threads(void); /* libgomp: 1 outside a parallel region */
 
 struct job {
     atomic_int *hits;
@@ -36,31 +35,15 @@ static bool run_job(struct thread_pool *p, size_t n) {
     return ok;
 }
 
-static void team_size(void *ctx, size_t begin, size_t end) {
-    atomic_int *largest = ctx;
-    (void)begin, (void)end;
-    const int n = omp_get_num_threads();
-    int seen = atomic_load(largest);
-    while (n > seen && !atomic_compare_exchange_weak(largest, &seen, n)) {
-    }
-}
-
-/* The OpenMP team size the job's tasks saw: 1 on the pool. */
-static int job_team(struct thread_pool *p) {
-    atomic_int largest = 0;
-    thread_pool_parallel_for(p, 64, team_size, &largest);
-    return atomic_load(&largest);
-}
-
 static void check_openmp_handoff(void) {
     struct thread_pool *p = thread_pool_create(2);
-    CHECK(job_team(p) == 1);
-    openmp_region_ended();   /* on this thread */
-    CHECK(job_team(p) == 2); /* on the OpenMP team */
+    CHECK(openmp_probe_job_team(p) == 1);
+    openmp_region_ended();                /* on this thread */
+    CHECK(openmp_probe_job_team(p) == 2); /* on the OpenMP team */
     CHECK(run_job(p, 1000) && run_job(p, 3));
     const struct timespec wait = {0, OPENMP_HOT_NS + 5000000};
     nanosleep(&wait, NULL);
-    CHECK(job_team(p) == 1); /* the team has gone to sleep: the pool again */
+    CHECK(openmp_probe_job_team(p) == 1); /* the team has gone to sleep: the pool again */
     thread_pool_destroy(p);
 }
 
