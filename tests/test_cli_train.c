@@ -5,7 +5,8 @@
  * embedded test passes) with metadata the reader accepts, `convsel eval
  * --model` (the library's runtime) must score it exactly as the trainer
  * did, the same seed must give the same files, and misuse must be a clear
- * error. */
+ * error. --validate scores a quarter of the training problems instead of
+ * the held-out ones. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,15 @@ static int scan_top1(const char *who) {
     if (!at || sscanf(at + strlen(who), " top1 = %d/%d", &top1, &n) != 2 || n == 0)
         return -1;
     return 100 * top1 / n;
+}
+
+/* N of the first "<what> (N" in out, or -1. */
+static int scan_count(const char *what) {
+    const char *at = strstr(out, what);
+    int n = -1;
+    if (!at || sscanf(at + strlen(what), " (%d", &n) != 1)
+        return -1;
+    return n;
 }
 
 static char *slurp(const char *path) {
@@ -81,6 +91,8 @@ int main(void) {
     const int model_top1 = scan_top1("model");
     printf("held-out top1 on the synthetic rule: %d%%\n", model_top1);
     CHECK(model_top1 >= 95);
+    const int trained_all = scan_count("training problems");
+    const int held_out = scan_count("held-out problems");
 
     /* the files: the runtime loads the model, the reader accepts the metadata */
     char path[700];
@@ -102,6 +114,25 @@ int main(void) {
     snprintf(args, sizeof args, "eval --db %s --model %s", db, test_tmp_path("nodir"));
     CHECK(test_convsel(NULL, args, out, sizeof out) == 1 &&
           test_contains(out, "nodir/avx512_metadata.tn.model: cannot read"));
+
+    /* --validate: a quarter of the training problems is kept out and scored
+     * instead of the held-out split, which is not looked at */
+    snprintf(args, sizeof args, "--db %s --out %s --epochs 150 --seed 3 --validate", db, dir_b);
+    CHECK(train(args) == 0);
+    const int validation = scan_count("validation problems"),
+              trained = scan_count("training problems");
+    printf("--validate: %d validation, %d training (of %d); held out %d\n", validation, trained,
+           trained_all, held_out);
+    CHECK(validation + trained == trained_all && validation > trained_all / 6 &&
+          validation < trained_all / 3);
+    CHECK(test_contains(out, "held-out problems (") &&
+          test_contains(out, "not scored under --validate"));
+    CHECK(scan_count("held-out problems") == held_out);
+    const char *at = strstr(out, "validation problems");
+    int v_top1 = -1, v_n = 0;
+    CHECK(at && (at = strstr(at, "model")) && sscanf(at + 5, " top1 = %d/%d", &v_top1, &v_n) == 2);
+    printf("validation top1 on the synthetic rule: %d/%d\n", v_top1, v_n);
+    CHECK(v_n == validation && v_top1 * 100 >= 95 * v_n);
 
     /* reproducible: same data and seed, the same bytes */
     snprintf(args, sizeof args, "--db %s --out %s --epochs 150 --seed 3", db, dir_b);

@@ -30,12 +30,23 @@ static const char summary[] =
 
 struct training {
     struct dataset d;
+    bool validate;              /* --validate: train without the validation quarter, score it */
     int solver_of[MLP_MAX_OUT]; /* model output -> registry id */
     int outputs;
     float *x, *y;
     bool *mask;
     struct feature_stats stats;
 };
+
+/* What a problem is for: fitted, scored for choosing hyperparameters
+ * (--validate), or scored as the held-out figure. */
+enum role { ROLE_TRAIN, ROLE_VALIDATION, ROLE_HELD_OUT };
+
+static enum role role_of(const struct training *t, const char *key) {
+    if (dataset_is_test(key))
+        return ROLE_HELD_OUT;
+    return t->validate && dataset_is_validation(key) ? ROLE_VALIDATION : ROLE_TRAIN;
+}
 
 /* Builds normalized features and targets for every problem. */
 static bool prepare(struct training *t) {
@@ -58,7 +69,7 @@ static bool prepare(struct training *t) {
     size_t n_train = 0;
     for (size_t i = 0; i < n; i++) {
         features_of(&t->d.v[i].p, t->d.threads, &t->x[i * FEATURE_COUNT]);
-        if (!dataset_is_test(t->d.v[i].key))
+        if (role_of(t, t->d.v[i].key) == ROLE_TRAIN)
             memcpy(&train_rows[n_train++ * FEATURE_COUNT], &t->x[i * FEATURE_COUNT],
                    FEATURE_COUNT * sizeof(float));
         for (int o = 0; o < t->outputs; o++) {
@@ -74,11 +85,11 @@ static bool prepare(struct training *t) {
     return true;
 }
 
-/* Copies the rows of one split into contiguous arrays. */
-static struct mlp_data split(const struct training *t, bool test, float *x, float *y, bool *m) {
+/* Copies the rows of the training problems into contiguous arrays. */
+static struct mlp_data training_rows(const struct training *t, float *x, float *y, bool *m) {
     struct mlp_data s = {.x = x, .y = y, .mask = m};
     for (int i = 0; i < t->d.n; i++) {
-        if (dataset_is_test(t->d.v[i].key) != test)
+        if (role_of(t, t->d.v[i].key) != ROLE_TRAIN)
             continue;
         memcpy(&x[(size_t)s.count * FEATURE_COUNT], &t->x[(size_t)i * FEATURE_COUNT],
                FEATURE_COUNT * sizeof(float));
@@ -91,8 +102,11 @@ static struct mlp_data split(const struct training *t, bool test, float *x, floa
     return s;
 }
 
+/* Scores the model and the rules on the problems the model was not fitted
+ * to: the held-out split, or with --validate only the validation quarter
+ * (the held-out figure stays unseen while hyperparameters are chosen). */
 static void evaluate(const struct training *t, const struct mlp *members, int count) {
-    struct ds_score model_test = {0}, rules_test = {0}, model_train = {0};
+    struct ds_score model[3] = {{0}}, rules[3] = {{0}};
     double regret;
     for (int i = 0; i < t->d.n; i++) {
         const struct ds_problem *q = &t->d.v[i];
@@ -105,19 +119,20 @@ static void evaluate(const struct training *t, const struct mlp *members, int co
             predicted[ids[o]] = pred[o];
         }
         stats_order_by_time(predicted, ids, t->outputs);
-        const bool test = dataset_is_test(q->key);
-        ds_score_add(test ? &model_test : &model_train, q, ids, t->outputs, &regret);
-        if (test) {
-            int rule_ids[SOLVER_MAX];
-            const int n = ds_rules_ranking(&q->p, rule_ids);
-            ds_score_add(&rules_test, q, rule_ids, n, &regret);
-        }
+        const enum role r = role_of(t, q->key);
+        ds_score_add(&model[r], q, ids, t->outputs, &regret);
+        int rule_ids[SOLVER_MAX];
+        const int n = ds_rules_ranking(&q->p, rule_ids);
+        ds_score_add(&rules[r], q, rule_ids, n, &regret);
     }
-    printf("held-out problems (%d):\n", model_test.n);
-    ds_score_print("model", &model_test);
-    ds_score_print("rules", &rules_test);
-    printf("training problems (%d):\n", model_train.n);
-    ds_score_print("model", &model_train);
+    const enum role scored = t->validate ? ROLE_VALIDATION : ROLE_HELD_OUT;
+    printf("%s problems (%d):\n", t->validate ? "validation" : "held-out", model[scored].n);
+    ds_score_print("model", &model[scored]);
+    ds_score_print("rules", &rules[scored]);
+    if (t->validate)
+        printf("held-out problems (%d): not scored under --validate\n", model[ROLE_HELD_OUT].n);
+    printf("training problems (%d):\n", model[ROLE_TRAIN].n);
+    ds_score_print("model", &model[ROLE_TRAIN]);
 }
 
 static bool write_files(const struct training *t, const struct mlp *members, int count,
@@ -152,6 +167,7 @@ int cmd_train(int argc, char **argv) {
     const char *db_path = NULL, *out_dir = NULL, *machine = NULL, *exclude = NULL;
     int64_t epochs = 300, hidden = 64, seed = 1, ensemble = 1;
     double rank_weight = 0;
+    struct training t = {0};
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (required)"},
         {NULL, "--out", CLI_STRING, &out_dir, "DIR", "directory for the model files (required)"},
@@ -166,6 +182,9 @@ int cmd_train(int argc, char **argv) {
          "average K models trained from seeds S..S+K-1 (default 1)"},
         {NULL, "--rank-weight", CLI_DOUBLE, &rank_weight, "W",
          "weight of the listwise ranking term beside the squared error (default 0)"},
+        {NULL, "--validate", CLI_SWITCH, &t.validate, NULL,
+         "for choosing the flags above: also keep one training problem in four out and score "
+         "those instead of the held-out split"},
     };
     int rc = cli_parse("train", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
@@ -187,7 +206,6 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "convsel train: --out %s: not a directory\n", out_dir);
         return EXIT_USAGE;
     }
-    struct training t = {0};
     char err[PERFDB_ERROR_MAX];
     if (!dataset_load(db_path, machine, &t.d, err, sizeof err)) {
         fprintf(stderr, "convsel train: %s\n", err);
@@ -211,14 +229,15 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "convsel train: out of memory\n");
         goto done;
     }
-    const struct mlp_data train = split(&t, false, xs, ys, ms);
+    const struct mlp_data train = training_rows(&t, xs, ys, ms);
     double mean = 0;
     long counted = 0;
     for (size_t i = 0; i < (size_t)train.count * t.outputs; i++)
         if (train.mask[i])
             mean += train.y[i], counted++;
-    printf("train: %s: %d problems (%d training, %d held out), %d solvers, %zu records ignored\n",
-           t.d.machine, t.d.n, train.count, t.d.n - train.count, t.outputs, t.d.ignored);
+    printf("train: %s: %d problems (%d training, %d %s), %d solvers, %zu records ignored\n",
+           t.d.machine, t.d.n, train.count, t.d.n - train.count,
+           t.validate ? "validation or held out" : "held out", t.outputs, t.d.ignored);
     if (train.count == 0) {
         fprintf(stderr, "convsel train: no training problems (all held out)\n");
         goto done;

@@ -138,11 +138,22 @@ void dataset_free(struct dataset *d) {
     memset(d, 0, sizeof *d);
 }
 
-bool dataset_is_test(const char *key) {
+static uint64_t key_hash(const char *key) {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (const unsigned char *c = (const unsigned char *)key; *c; c++)
         h = (h ^ *c) * 1099511628211ull;
-    return h % 5 == 0;
+    return h;
+}
+
+bool dataset_is_test(const char *key) {
+    return key_hash(key) % 5 == 0;
+}
+
+/* h / 5 does not depend on h % 5: the validation quarter is a fair sample
+ * of the training problems. */
+bool dataset_is_validation(const char *key) {
+    const uint64_t h = key_hash(key);
+    return h % 5 != 0 && h / 5 % 4 == 0;
 }
 
 int ds_score_add(struct ds_score *s, const struct ds_problem *q, const int *rank, int n_rank,

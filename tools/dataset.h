@@ -42,6 +42,10 @@ int dataset_exclude_csv(struct dataset *d, const char *command, const char *csv_
  * in five in the test set, whatever order or shard it was measured in. */
 bool dataset_is_test(const char *key);
 
+/* For choosing hyperparameters without looking at the held-out split: one
+ * in four of the problems that are not held out, by the same hash. */
+bool dataset_is_validation(const char *key);
+
 /* How well a ranking did on problems: top-1, top-3, picks within 5 % of
  * the fastest (where top-1 is a coin toss between near-equal solvers),
  * and the sum of log(time of its first measured solver / fastest). */
