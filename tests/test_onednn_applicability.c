@@ -1,9 +1,12 @@
 /* test_onednn_applicability.c -- the oneDNN solvers decide applicability
  * from the shape (so that immediate mode never waits on oneDNN's descriptor
  * creation); this holds their rules to oneDNN's own answer on thousands of
- * random problems in three regimes: small 3x3 stride-1 problems with every
+ * random problems in four regimes: small 3x3 stride-1 problems with every
  * padding (where Winograd's conditions bite), every filter/stride/dilation/
- * group combination, and large channel counts, images and batches. Both
+ * group combination, large channel counts, images and batches, and many
+ * groups (where oneDNN's direct algorithm may run its GEMM: onednn_direct
+ * must then refuse in NCHW/KCRS, being onednn_gemm's duplicate; a rare
+ * corner the rule misses is allowed, a direct kernel refused is not). Both
  * layouts, both filter layouts. direct and Winograd must agree exactly;
  * onednn_gemm's rule (NCHW + KCRS only) may refuse what oneDNN runs in
  * other layouts, but must never accept what it would run with its
@@ -35,6 +38,14 @@ static struct conv_problem draw(struct rng *g, int regime) {
         p.groups = (int64_t[]){1, 1, 2, 4}[rng_int(g, 0, 3)];
         p.c *= p.groups, p.k *= p.groups;
     }
+    if (regime == 3) { /* many groups: grouped, depthwise, channel multipliers */
+        p.groups = rng_int(g, 2, 48);
+        p.c = p.groups * (rng_int(g, 0, 3) ? rng_int(g, 1, 24) : 1);
+        p.k = p.groups * rng_int(g, 1, 24);
+        p.r = p.s = (int64_t[]){1, 3, 5, 7}[rng_int(g, 0, 3)];
+        p.stride_h = p.stride_w = rng_int(g, 1, 2);
+        p.dil_h = p.dil_w = rng_int(g, 1, 2);
+    }
     p.layout = rng_int(g, 0, 1) ? CONVSEL_LAYOUT_NHWC : CONVSEL_LAYOUT_NCHW;
     p.filter_layout = rng_int(g, 0, 1) ? CONVSEL_FILTER_KRSC : CONVSEL_FILTER_KCRS;
     return p;
@@ -51,27 +62,41 @@ int main(void) {
     struct rng g = rng_seed(11);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const struct solver *s = solver_get(solver_find(cases[c].solver));
-        int agree = 0, yes = 0, disagree = 0, conservative = 0;
-        for (int regime = 0; regime < 3; regime++)
+        int agree = 0, yes = 0, disagree = 0, conservative = 0, duplicates_left = 0;
+        for (int regime = 0; regime < 4; regime++)
             for (int i = 0; i < 1500; i++) {
                 struct conv_problem p = draw(&g, regime);
                 char err[PROBLEM_ERROR_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
                 if (problem_validate(&p, err, sizeof err) != CONVSEL_STATUS_SUCCESS)
                     continue;
                 const bool rule = s->is_applicable(&p, NULL);
-                const bool onednn = onednn_implements(&p, cases[c].alg);
+                bool onednn = onednn_implements(&p, cases[c].alg);
+                /* onednn_direct is not onednn_gemm's duplicate */
+                const bool duplicate =
+                    cases[c].alg == ONEDNN_DIRECT && onednn && p.layout == CONVSEL_LAYOUT_NCHW &&
+                    p.filter_layout == CONVSEL_FILTER_KCRS && onednn_direct_runs_gemm(&p);
+                onednn &= !duplicate;
                 if (rule == onednn) {
                     agree++, yes += rule;
                 } else if (!cases[c].exact && onednn) {
                     conservative++; /* refused by the rule, possible in oneDNN */
+                } else if (duplicate) {
+                    /* the rule misses a corner where oneDNN runs its GEMM:
+                     * a duplicate left in, as before the rule; rare */
+                    if (duplicates_left++ < 5) {
+                        problem_key_format(&p, key, sizeof key);
+                        printf("%s: %s: oneDNN runs its GEMM, the rule accepts\n", s->name, key);
+                    }
                 } else if (disagree++ < 10) {
                     problem_key_format(&p, key, sizeof key);
                     printf("%s: %s: rule says %d, oneDNN says %d\n", s->name, key, rule, onednn);
                 }
             }
-        printf("%s: %d problems agree (%d applicable), %d refused by the rule only, %d disagree\n",
-               s->name, agree, yes, conservative, disagree);
+        printf("%s: %d problems agree (%d applicable), %d refused by the rule only, %d disagree, "
+               "%d duplicates of onednn_gemm left\n",
+               s->name, agree, yes, conservative, disagree, duplicates_left);
         CHECK(disagree == 0);
+        CHECK(duplicates_left * 200 < agree); /* under 0.5 % */
         CHECK(agree > 3000 && conservative < agree / 10);
         CHECK(yes > 300); /* both answers were exercised */
         CHECK(agree - yes > 300 || c == 0);

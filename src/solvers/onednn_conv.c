@@ -34,10 +34,21 @@ static bool refuse(const char **reason, const char *why) {
 }
 
 /* oneDNN has a reference implementation for every fp32 convolution, and
- * reorders between any plain layout and its own. */
+ * reorders between any plain layout and its own. But a grouped (not
+ * depthwise) convolution with at most 16 input channels per group, unless
+ * both per-group channel counts are multiples of 4, its direct algorithm
+ * runs through its GEMM implementation, which in NCHW/KCRS is onednn_gemm's
+ * kernel: two solvers timing one kernel make the tuning's fastest a coin
+ * flip between them (they measured 0.97-1.01 of each other, p25-p75). */
 static bool direct_applicable(const struct conv_problem *p, const char **reason) {
     if (!p->packed)
         return refuse(reason, "oneDNN solvers need packed x and y tensors");
+    const int64_t c_per_group = p->c / p->groups, k_per_group = p->k / p->groups;
+    if (p->layout == CONVSEL_LAYOUT_NCHW && p->filter_layout == CONVSEL_FILTER_KCRS &&
+        p->groups > 1 && !(c_per_group == 1 && k_per_group == 1) && c_per_group <= 16 &&
+        (c_per_group % 4 != 0 || k_per_group % 4 != 0))
+        return refuse(reason, "oneDNN runs this grouped convolution with its GEMM "
+                              "implementation: that is onednn_gemm");
     return true;
 }
 

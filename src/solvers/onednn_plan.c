@@ -120,6 +120,18 @@ bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg) {
     return ok;
 }
 
+bool onednn_direct_runs_gemm(const struct conv_problem *p) {
+    dnnl_primitive_desc_t pd;
+    if (!make_pd(p, ONEDNN_DIRECT, &pd))
+        return false;
+    const char *impl = NULL;
+    const bool gemm =
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+        impl != NULL && strstr(impl, "gemm") != NULL;
+    dnnl_primitive_desc_destroy(pd);
+    return gemm;
+}
+
 /* ---------------------------- plans ---------------------------- */
 
 struct onednn_plan {

@@ -21,6 +21,12 @@ struct onednn_plan;
  * tests/test_onednn_applicability.c holds their rules to this answer. */
 bool onednn_implements(const struct conv_problem *p, enum onednn_alg alg);
 
+/* Whether oneDNN's direct algorithm would run p through its GEMM
+ * implementation (x64:gemm:jit) rather than a direct kernel: in NCHW/KCRS
+ * that is onednn_gemm's kernel, which onednn_direct's shape rule refuses
+ * to duplicate (tests/test_onednn_applicability.c holds the rule to this). */
+bool onednn_direct_runs_gemm(const struct conv_problem *p);
+
 /* Sets p up for num_threads OpenMP threads; NULL when oneDNN cannot run p
  * (or on allocation failure). oneDNN fixes a primitive's thread count when
  * it creates it (from omp_get_max_threads), not when it runs: a plan made
