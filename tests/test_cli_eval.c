@@ -1,8 +1,8 @@
 /* test_cli_eval.c -- `convsel eval` on a database whose answers are known:
  * the rules rank gemm_1x1 first among the measured solvers of a 1x1 problem
  * where im2col_gemm was twice as fast (a miss, regret 2), and depthwise for a depthwise problem
- * where it was fastest (a hit, regret 1): top1 = 1/2, geomean regret = sqrt(2). Plus the machine
- * filter and the errors. */
+ * where it was fastest (a hit, regret 1): top1 = 1/2, geomean regret = sqrt(2), with faster
+ * records of solvers that do not apply there ignored. Plus the machine filter and the errors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +90,13 @@ int main(void) {
         put(db, &dw, "depthwise", 1.0);
         put(db, &dw, "im2col_gemm", 3.0);
         put(db, &dw, "solver_from_the_future", 0.5); /* ignored, said so */
+        /* records of solvers that do not apply to their problem (tuned
+         * before a rule refused them): no contenders, not labels, said so;
+         * a problem left with none is no problem */
+        put(db, &one, "winograd_f4x3", 0.1);
+        put(db, &dw, "direct", 0.2); /* direct refuses packed depthwise */
+        const struct conv_problem five = make(16, 5, 1);
+        put(db, &five, "winograd_f4x3", 0.1);
         perfdb_close(db);
     }
     snprintf(args, sizeof args, "--db %s", path);
@@ -105,6 +112,7 @@ int main(void) {
     CHECK(test_contains(out, "within 5% = 1/2 (50.0%)")); /* the hit; the miss is 2x */
     CHECK(test_contains(out, "2.00x") && test_contains(out, "gemm_1x1, fastest im2col_gemm"));
     CHECK(test_contains(out, "ignored: 1 records of unknown solvers"));
+    CHECK(test_contains(out, "ignored: 3 records of solvers that no longer apply"));
     CHECK(test_contains(out, "held-out  top1 = "));
 
     /* --misses lists exactly the held-out problems whose pick is not the

@@ -130,6 +130,9 @@ int cmd_eval(int argc, char **argv) {
     }
     if (d.ignored)
         printf("ignored: %zu records of unknown solvers, invalid times or keys\n", d.ignored);
+    if (d.inapplicable)
+        printf("ignored: %zu records of solvers that no longer apply to their problem\n",
+               d.inapplicable);
     ranking_model_close(model);
     dataset_free(&d);
     return EXIT_OK;

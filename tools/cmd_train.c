@@ -235,9 +235,11 @@ int cmd_train(int argc, char **argv) {
     for (size_t i = 0; i < (size_t)train.count * t.outputs; i++)
         if (train.mask[i])
             mean += train.y[i], counted++;
-    printf("train: %s: %d problems (%d training, %d %s), %d solvers, %zu records ignored\n",
+    printf("train: %s: %d problems (%d training, %d %s), %d solvers, %zu records ignored, %zu of "
+           "solvers that no longer apply\n",
            t.d.machine, t.d.n, train.count, t.d.n - train.count,
-           t.validate ? "validation or held out" : "held out", t.outputs, t.d.ignored);
+           t.validate ? "validation or held out" : "held out", t.outputs, t.d.ignored,
+           t.d.inapplicable);
     if (train.count == 0) {
         fprintf(stderr, "convsel train: no training problems (all held out)\n");
         goto done;

@@ -78,13 +78,23 @@ static bool group(struct loader *l, struct dataset *d) {
         snprintf(q->key, sizeof q->key, "%s", l->v[i].key);
         for (int s = 0; s < SOLVER_MAX; s++)
             q->ms[s] = -1;
-        q->fastest = l->v[i].solver;
+        q->fastest = -1;
         for (size_t k = i; k < j; k++) {
-            q->ms[l->v[k].solver] = l->v[k].ms;
-            if (l->v[k].ms < q->ms[q->fastest])
-                q->fastest = l->v[k].solver;
+            /* A solver the registry no longer offers for this problem (a
+             * rule added since the tuning, e.g. one refusing a duplicate of
+             * another solver's kernel) is not a contender: the library will
+             * never rank it here, so it must not be a label either. */
+            const int id = l->v[k].solver;
+            if (!solver_get(id)->is_applicable(&q->p, NULL)) {
+                d->inapplicable++;
+                continue;
+            }
+            q->ms[id] = l->v[k].ms;
+            if (q->fastest < 0 || l->v[k].ms < q->ms[q->fastest])
+                q->fastest = id;
         }
-        d->n++;
+        if (q->fastest >= 0)
+            d->n++;
     }
     return true;
 }

@@ -22,8 +22,9 @@ struct dataset {
     struct ds_problem *v;
     int n;
     char machine[PERFDB_MACHINE_MAX];
-    int threads;    /* from the signature's "-<T>t" */
-    size_t ignored; /* records of unknown solvers, invalid times or keys */
+    int threads;         /* from the signature's "-<T>t" */
+    size_t ignored;      /* records of unknown solvers, invalid times or keys */
+    size_t inapplicable; /* records of solvers the registry no longer applies there */
 };
 
 /* Loads the problems of `machine` (NULL: the database must hold exactly
