@@ -39,6 +39,10 @@ int main(void) {
     CHECK(tune("--sample 8 --seed 5 --max-mflop 5 --list") == 0 && strcmp(first, out) == 0);
     CHECK(tune("--sample 8 --seed 6 --max-mflop 5 --list") == 0 && strcmp(first, out) != 0);
     CHECK(strncmp(first, "name,n,c,h,w,k,r,s", 18) == 0 && strstr(first, "sample7,") != NULL);
+    /* a larger sample extends a smaller one (a database tuned with --sample
+     * 5000 is resumed, not re-measured, by --sample 10000) */
+    CHECK(tune("--sample 12 --seed 5 --max-mflop 5 --list") == 0 &&
+          strncmp(first, out, strlen(first)) == 0 && strlen(out) > strlen(first));
 
     /* --network-channels: the same draws, channel counts >= 16 on multiples of 8 */
     CHECK(tune("--sample 200 --seed 3 --network-channels --list") == 0);
