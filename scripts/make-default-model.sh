@@ -9,8 +9,8 @@
 #   scripts/make-default-model.sh --train-only models/avx512-2c-2t.tune.db
 #                                            train and eval on existing measurements
 #
-# The tuning measured 10000 problems in about 86 minutes of quiet machine
-# here (2 cores; the first 5000 and the next 5000 in two runs) and must
+# The tuning measured 15000 problems in about 135 minutes of quiet machine
+# here (2 cores; 5000 at a time in three runs) and must
 # run on a quiet machine: the noise guard waits out
 # (and leaves out) what it sees, but nothing else should run. It is
 # resumable: run it again after an interruption. The 30-problem benchmark
@@ -28,9 +28,9 @@ suite=../shared/reference/conv-suite.csv
 if ! $train_only; then
     # the sample's first 5000 problems are --sample 5000's: a database of
     # those is extended, not measured again
-    build/convsel tune --sample 10000 --seed 1 --threads 2 --db "$db"
+    build/convsel tune --sample 15000 --seed 1 --threads 2 --db "$db"
     # again: measures only what the first run left out as noisy
-    build/convsel tune --sample 10000 --seed 1 --threads 2 --db "$db"
+    build/convsel tune --sample 15000 --seed 1 --threads 2 --db "$db"
 fi
 if [ -f "$suite" ]; then
     exclude="--exclude $suite"
