@@ -33,21 +33,29 @@ static bool refuse(const char **reason, const char *why) {
     return false;
 }
 
+/* oneDNN runs an NCHW problem with KCRS weights in place as im2col + its
+ * JIT GEMM (x64:gemm:jit) for every shape; other plain layouts fall, for
+ * many shapes, to its reference code. */
+static bool gemm_applicable(const struct conv_problem *p, const char **reason) {
+    if (!p->packed || p->layout != CONVSEL_LAYOUT_NCHW || p->filter_layout != CONVSEL_FILTER_KCRS)
+        return refuse(reason, "onednn_gemm needs packed NCHW tensors and KCRS weights");
+    return true;
+}
+
 /* oneDNN has a reference implementation for every fp32 convolution, and
  * reorders between any plain layout and its own. But for a grouped
  * convolution (depthwise with a channel multiplier included) with at most
  * 16 input channels per group, unless both per-group channel counts are
- * multiples of 4, its direct algorithm picks its GEMM implementation, which
- * in NCHW/KCRS is onednn_gemm's kernel: two solvers timing one kernel make
- * the tuning's fastest a coin flip between them (on 244 tuned problems they
- * measured 0.97-1.01 of each other, p25-p75). */
+ * multiples of 4, its direct algorithm picks its GEMM implementation:
+ * onednn_gemm's kernel, wherever onednn_gemm applies. Two solvers timing
+ * one kernel make the tuning's fastest a coin flip between them (on 244
+ * tuned problems they measured 0.97-1.01 of each other, p25-p75). */
 static bool direct_applicable(const struct conv_problem *p, const char **reason) {
     if (!p->packed)
         return refuse(reason, "oneDNN solvers need packed x and y tensors");
     const int64_t c_per_group = p->c / p->groups, k_per_group = p->k / p->groups;
-    if (p->layout == CONVSEL_LAYOUT_NCHW && p->filter_layout == CONVSEL_FILTER_KCRS &&
-        p->groups > 1 && !(c_per_group == 1 && k_per_group == 1) && c_per_group <= 16 &&
-        (c_per_group % 4 != 0 || k_per_group % 4 != 0))
+    if (p->groups > 1 && !(c_per_group == 1 && k_per_group == 1) && c_per_group <= 16 &&
+        (c_per_group % 4 != 0 || k_per_group % 4 != 0) && gemm_applicable(p, NULL))
         return refuse(reason, "oneDNN runs this grouped convolution with its GEMM "
                               "implementation: that is onednn_gemm");
     return true;
@@ -96,15 +104,6 @@ static convsel_status_t run_with(const struct conv_run_args *a, const struct sol
             onednn_plan_destroy(plan);
     }
     return st;
-}
-
-/* oneDNN runs an NCHW problem with KCRS weights in place as im2col + its
- * JIT GEMM (x64:gemm:jit) for every shape; other plain layouts fall, for
- * many shapes, to its reference code. */
-static bool gemm_applicable(const struct conv_problem *p, const char **reason) {
-    if (!p->packed || p->layout != CONVSEL_LAYOUT_NCHW || p->filter_layout != CONVSEL_FILTER_KCRS)
-        return refuse(reason, "onednn_gemm needs packed NCHW tensors and KCRS weights");
-    return true;
 }
 
 static convsel_status_t gemm_run(const struct conv_run_args *a) {
