@@ -106,7 +106,8 @@ static struct mlp_data training_rows(const struct training *t, float *x, float *
  * to: the held-out split, or with --validate only the validation quarter
  * (the held-out figure stays unseen while hyperparameters are chosen). */
 static void evaluate(const struct training *t, const struct mlp *members, int count) {
-    struct ds_score model[3] = {{0}}, rules[3] = {{0}};
+    const enum role scored = t->validate ? ROLE_VALIDATION : ROLE_HELD_OUT;
+    struct ds_score model[3] = {{0}}, rules = {0};
     double regret;
     for (int i = 0; i < t->d.n; i++) {
         const struct ds_problem *q = &t->d.v[i];
@@ -121,14 +122,15 @@ static void evaluate(const struct training *t, const struct mlp *members, int co
         stats_order_by_time(predicted, ids, t->outputs);
         const enum role r = role_of(t, q->key);
         ds_score_add(&model[r], q, ids, t->outputs, &regret);
-        int rule_ids[SOLVER_MAX];
-        const int n = ds_rules_ranking(&q->p, rule_ids);
-        ds_score_add(&rules[r], q, rule_ids, n, &regret);
+        if (r == scored) { /* the rules are reported beside the model there only */
+            int rule_ids[SOLVER_MAX];
+            const int n = ds_rules_ranking(&q->p, rule_ids);
+            ds_score_add(&rules, q, rule_ids, n, &regret);
+        }
     }
-    const enum role scored = t->validate ? ROLE_VALIDATION : ROLE_HELD_OUT;
     printf("%s problems (%d):\n", t->validate ? "validation" : "held-out", model[scored].n);
     ds_score_print("model", &model[scored]);
-    ds_score_print("rules", &rules[scored]);
+    ds_score_print("rules", &rules);
     if (t->validate)
         printf("held-out problems (%d): not scored under --validate\n", model[ROLE_HELD_OUT].n);
     printf("training problems (%d):\n", model[ROLE_TRAIN].n);
