@@ -18,10 +18,6 @@
 
 extern const struct solver solver_depthwise;
 
-/* The output buffer of a band has DW_SLAB_FLOATS floats, as its slab: a
- * band's rows*ow never exceed its slab's floats, since a slab holds at
- * least as many rows as the band, each at least ow wide (dw_slab_plan). */
-
 /* Taps gathered per (k, c) from KRSC weights: 32x32 filters at most. */
 #define MAX_TAPS 1024
 
@@ -82,6 +78,9 @@ static void band_tasks(void *ctx, size_t begin, size_t end) {
     const struct conv_problem *p = j->p;
     const int64_t planes = p->n * p->k, cg = p->c / p->groups, kg = p->k / p->groups;
     float slab[DW_SLAB_FLOATS] __attribute__((aligned(64)));
+    /* as many floats as the slab: a band's rows*ow never exceed them, since
+     * a slab holds at least as many rows as the band, each at least ow
+     * wide (dw_slab_plan) */
     float band_out[DW_SLAB_FLOATS] __attribute__((aligned(64)));
     float taps[MAX_TAPS];
     int64_t cleared = -1;

@@ -7,8 +7,7 @@
  *   NHWC: y_g[oh*ow][kg] = col[oh*ow][crs] * W_g[kg][crs]^T   (ldc = k)
  * The im2col is split over the handle's threads by input channel (by
  * output row for NHWC with KRSC weights, whose taps are runs of channels);
- * the GEMM
- * step is shared with the 1x1 and grouped solvers (gemm_common.c).
+ * the GEMM step is shared with the 1x1 and grouped solvers (gemm_common.c).
  */
 #include "solvers/gemm_common.h"
 
