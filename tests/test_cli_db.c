@@ -26,7 +26,8 @@ static bool make_shard(const char *path, int first, int rows) {
         return false;
     bool ok = true;
     for (int i = 0; ok && i < rows; i++) {
-        struct perfdb_record r = {.median_ms = 1.0 + i, .min_ms = 1, .max_ms = 2, .runs = 5};
+        struct perfdb_record r = {
+            .median_ms = 1.0 + i, .min_ms = 1.0 + i, .max_ms = 2.0 + i, .runs = 5};
         snprintf(r.machine, sizeof r.machine, "avx512-2c-2t");
         snprintf(r.solver, sizeof r.solver, "im2col_gemm");
         r.problem = (struct conv_problem){.n = 1,

@@ -110,9 +110,10 @@ int main(void) {
     snprintf(want, sizeof want, "geomean regret = %.3f\n", sqrt(2.0));
     CHECK(test_contains(out, want));
     CHECK(test_contains(out, "within 5% = 1/2 (50.0%)")); /* the hit; the miss is 2x */
-    CHECK(test_contains(out, "2.00x") && test_contains(out, "gemm_1x1, fastest im2col_gemm"));
-    CHECK(test_contains(out, "ignored: 1 records of unknown solvers"));
-    CHECK(test_contains(out, "ignored: 3 records of solvers that no longer apply"));
+    CHECK(test_contains(out, "2.00x") &&
+          test_contains(out, "gemm_1x1 2.0000 ms, fastest im2col_gemm 1.0000 ms"));
+    CHECK(test_contains(out, "8 records: 4 used, 1 of unknown solvers, 3 of solvers that no "
+                             "longer apply"));
     CHECK(test_contains(out, "held-out  top1 = "));
 
     /* --misses lists exactly the held-out problems whose pick is not the

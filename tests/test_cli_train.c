@@ -113,7 +113,7 @@ int main(void) {
     CHECK(runtime_agrees(db, dir_a));
     snprintf(args, sizeof args, "eval --db %s --model %s", db, test_tmp_path("nodir"));
     CHECK(test_convsel(NULL, args, out, sizeof out) == 1 &&
-          test_contains(out, "nodir/avx512_metadata.tn.model: cannot read"));
+          test_contains(out, "nodir/avx512_metadata.tn.model: does not exist"));
 
     /* --validate: a quarter of the training problems is kept out and scored
      * instead of the held-out split, which is not looked at */
@@ -153,7 +153,7 @@ int main(void) {
     const char *ens = slurp(args);
     CHECK(ens && strstr(ens, "\"Average\"") && strstr(ens, "m2_hidden1"));
     snprintf(args, sizeof args, "--db %s --out %s --ensemble 9", db, dir_b);
-    CHECK(train(args) == 2 && test_contains(out, "--ensemble in 1..8"));
+    CHECK(train(args) == 2 && test_contains(out, "--ensemble 9: must be in 1..8"));
 
     /* the listwise ranking term (its gradient: test_train_mlp): trains to the
      * same rule and writes a model the runtime agrees with; out of range or
@@ -168,7 +168,7 @@ int main(void) {
     const char *ranked = slurp(pb), *plain = slurp(pa); /* same seed and epochs, no term */
     CHECK(ranked && plain && strcmp(ranked, plain) != 0);
     snprintf(args, sizeof args, "--db %s --out %s --rank-weight -1", db, dir_b);
-    CHECK(train(args) == 2 && test_contains(out, "--rank-weight in 0..100"));
+    CHECK(train(args) == 2 && test_contains(out, "--rank-weight -1: must be in 0..100"));
     snprintf(args, sizeof args, "--db %s --out %s --rank-weight nan", db, dir_b);
     CHECK(train(args) == 2 &&
           test_contains(out, "'--rank-weight' expects a finite number, got 'nan'"));
@@ -197,7 +197,7 @@ int main(void) {
     snprintf(args, sizeof args, "--db %s --out %s", db, test_tmp_path("nodir"));
     CHECK(train(args) == 2 && test_contains(out, "not a directory"));
     snprintf(args, sizeof args, "--db %s --out %s --hidden 0", db, dir_a);
-    CHECK(train(args) == 2 && test_contains(out, "--hidden in 1.."));
+    CHECK(train(args) == 2 && test_contains(out, "--hidden 0: must be in 1..256"));
     snprintf(args, sizeof args, "--db /nonexistent.db --out %s", dir_a);
     CHECK(train(args) == 1 && test_contains(out, "/nonexistent.db"));
     CHECK(synthetic_db_write(db, "avx2-4c-4t") > 500); /* a second machine in the same file */

@@ -45,7 +45,7 @@ int main(void) {
     size_t len = 0;
     struct model_metadata meta;
     char merr[METADATA_ERROR_MAX];
-    CHECK(file_read_all(meta_path, 1 << 24, &text, &len) == FILE_READ_OK);
+    CHECK(file_read_all(meta_path, 1 << 24, &text, &len, NULL, 0) == FILE_READ_OK);
     CHECK(text && metadata_from_json(text, len, &meta, merr, sizeof merr));
     free(text);
     CHECK(strcmp(meta.target, isa) == 0);

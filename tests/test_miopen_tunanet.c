@@ -114,7 +114,7 @@ static void test_checks(void) {
           strstr(msg, "unknown arch 'gfx1100'"));
     CHECK(miopen_tunanet_rank("/nonexistent", "gfx942", &p, NULL, NULL, r, &n, msg, sizeof msg) ==
               MIOPEN_MODEL_ERROR &&
-          strstr(msg, "cannot open /nonexistent/gfx942_metadata.tn.model"));
+          strstr(msg, "/nonexistent/gfx942_metadata.tn.model: does not exist"));
 }
 
 static bool nothing_applies(void *ctx, const char *name, const struct miopen_problem *p) {

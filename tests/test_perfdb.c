@@ -103,7 +103,8 @@ static void concurrent_writers(void) {
             struct perfdb *mine = perfdb_open(path, false, 0, cerr, sizeof cerr);
             int failures = mine ? 0 : ROWS_PER_WRITER;
             for (int i = 0; mine && i < ROWS_PER_WRITER; i++) {
-                const struct perfdb_record r = record(100 + w * ROWS_PER_WRITER + i, "gemm_1x1", i);
+                const struct perfdb_record r =
+                    record(100 + w * ROWS_PER_WRITER + i, "gemm_1x1", i + 1);
                 if (!perfdb_put(mine, &r, 1, cerr, sizeof cerr)) {
                     fprintf(stderr, "writer %d: %s\n", w, cerr);
                     failures++;
@@ -243,7 +244,7 @@ static void paths_and_signature(void) {
     unsetenv("HOME");
     CHECK(!perfdb_default_path(buf, sizeof buf, err, sizeof err) &&
           test_contains(err, "CONVSEL_DB"));
-    perfdb_machine_signature(2, buf, sizeof buf);
+    machine_signature(2, buf, sizeof buf);
     printf("machine signature: %s\n", buf);
     CHECK(strstr(buf, "c-2t") != NULL &&
           (strncmp(buf, "avx", 3) == 0 || strncmp(buf, "generic", 7) == 0));

@@ -26,7 +26,7 @@ static void record(struct perfdb *db, convsel_handle_t h, const struct test_desc
                    const char *solver, double ms) {
     char key[CONVSEL_PROBLEM_KEY_MAX], err[PERFDB_ERROR_MAX];
     struct perfdb_record r = {.median_ms = ms, .min_ms = ms, .max_ms = ms, .runs = 5};
-    perfdb_machine_signature(threads, r.machine, sizeof r.machine);
+    machine_signature(threads, r.machine, sizeof r.machine);
     snprintf(r.solver, sizeof r.solver, "%s", solver);
     CHECK(convsel_get_problem_key(h, d->x, d->w, d->conv, d->y, key, sizeof key, NULL) == 0);
     CHECK(problem_key_parse(key, &r.problem, err, sizeof err) == CONVSEL_STATUS_SUCCESS);

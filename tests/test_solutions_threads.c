@@ -64,7 +64,7 @@ int main(void) {
     test_descs_destroy(&d);
     convsel_handle_destroy(h);
     struct perfdb_record r = {.median_ms = 0.05, .min_ms = 0.05, .max_ms = 0.06, .runs = 5};
-    perfdb_machine_signature(2, r.machine, sizeof r.machine);
+    machine_signature(2, r.machine, sizeof r.machine);
     snprintf(r.solver, sizeof r.solver, "im2col_gemm");
     CHECK(problem_key_parse(key, &r.problem, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
     struct perfdb *db = perfdb_open(path, false, 0, err, sizeof err);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "train_mlp.h"
+#include "train/mlp.h"
 #include "util/rng.h"
 
 enum { IN = 5, HIDDEN = 8, OUT = 4 };

@@ -30,13 +30,32 @@ struct cli_flag {
  * printing what is wrong to stderr; or -1 when --help was given (help has
  * been printed to stdout). Integers must be whole decimal numbers, doubles
  * finite decimal numbers; their meaning is judged by the caller (the
- * library names bad fields). */
+ * library names bad fields). A flag given twice is an error (no silent
+ * last-wins). A value that starts with "--" is taken only in the form
+ * --flag=--value: otherwise `--db --list` would make a database named
+ * "--list". */
 int cli_parse(const char *command, const char *summary, int argc, char **argv,
               const struct cli_flag *flags, size_t count);
+
+/* cli_parse, also setting given[i] when flags[i] appears (for defaults
+ * that depend on whether a flag was given at all). */
+int cli_parse_given(const char *command, const char *summary, int argc, char **argv,
+                    const struct cli_flag *flags, size_t count, bool *given);
 
 /* Reads a --weights value: "constant" (*constant = true) or "per-call"
  * (false); anything else is named on stderr and gives false. */
 bool cli_weights_mode(const char *command, const char *value, bool *constant);
+
+/* Whether a --threads value is in the library's range (1..
+ * CONVSEL_MAX_THREADS); otherwise says so, naming the flag and the value. */
+bool cli_threads_in_range(const char *command, const char *flag, int64_t value);
+
+struct train_options;
+/* Checks and converts the training flags shared by train and eval
+ * (--epochs, --hidden, --seed, --ensemble, --rank-weight); false after
+ * naming the flag and value that is out of range. */
+bool cli_train_options(const char *command, int64_t epochs, int64_t hidden, int64_t seed,
+                       int64_t ensemble, double rank_weight, struct train_options *o);
 
 /* Prints the help text generated from the flag table. */
 void cli_print_help(const char *command, const char *summary, const struct cli_flag *flags,

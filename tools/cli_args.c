@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "convsel/convsel.h"
+#include "train/train.h"
 
 void cli_print_help(const char *command, const char *summary, const struct cli_flag *flags,
                     size_t count) {
@@ -58,6 +60,12 @@ static const struct cli_flag *lookup(const char *arg, size_t len, const struct c
 
 int cli_parse(const char *command, const char *summary, int argc, char **argv,
               const struct cli_flag *flags, size_t count) {
+    return cli_parse_given(command, summary, argc, argv, flags, count, NULL);
+}
+
+int cli_parse_given(const char *command, const char *summary, int argc, char **argv,
+                    const struct cli_flag *flags, size_t count, bool *given) {
+    bool seen[128] = {false};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -73,6 +81,15 @@ int cli_parse(const char *command, const char *summary, int argc, char **argv,
                     arg[0] == '-' ? "flag" : "argument", arg, command);
             return EXIT_USAGE;
         }
+        const size_t index = (size_t)(f - flags);
+        if (index < sizeof seen && seen[index]) {
+            fprintf(stderr, "convsel %s: flag '%.*s' given twice\n", command, (int)len, arg);
+            return EXIT_USAGE;
+        }
+        if (index < sizeof seen)
+            seen[index] = true;
+        if (given)
+            given[index] = true;
         if (f->kind == CLI_SWITCH) {
             if (eq) {
                 fprintf(stderr, "convsel %s: flag '%.*s' takes no value\n", command, (int)len, arg);
@@ -84,6 +101,13 @@ int cli_parse(const char *command, const char *summary, int argc, char **argv,
         const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (value == NULL) {
             fprintf(stderr, "convsel %s: flag '%s' needs a value (%s)\n", command, arg, f->metavar);
+            return EXIT_USAGE;
+        }
+        if (!eq && strncmp(value, "--", 2) == 0) {
+            fprintf(stderr,
+                    "convsel %s: flag '%s' needs a value (%s), not the flag '%s' (write "
+                    "%s=%s for a value that starts with --)\n",
+                    command, arg, f->metavar, value, arg, value);
             return EXIT_USAGE;
         }
         if (f->kind == CLI_STRING) {
@@ -103,10 +127,47 @@ int cli_parse(const char *command, const char *summary, int argc, char **argv,
     return EXIT_OK;
 }
 
+bool cli_threads_in_range(const char *command, const char *flag, int64_t value) {
+    if (value >= 1 && value <= CONVSEL_MAX_THREADS)
+        return true;
+    fprintf(stderr, "convsel %s: %s %lld: must be in 1..%d\n", command, flag, (long long)value,
+            CONVSEL_MAX_THREADS);
+    return false;
+}
+
 bool cli_weights_mode(const char *command, const char *value, bool *constant) {
     *constant = strcmp(value, "constant") == 0;
     if (*constant || strcmp(value, "per-call") == 0)
         return true;
     fprintf(stderr, "convsel %s: --weights %s: must be constant or per-call\n", command, value);
     return false;
+}
+
+bool cli_train_options(const char *command, int64_t epochs, int64_t hidden, int64_t seed,
+                       int64_t ensemble, double rank_weight, struct train_options *o) {
+    const char *flag = NULL;
+    long long value = 0, hi = 0;
+    if (epochs < 1 || epochs > 100000)
+        flag = "--epochs", value = epochs, hi = 100000;
+    else if (hidden < 1 || hidden > MLP_MAX_HIDDEN)
+        flag = "--hidden", value = hidden, hi = MLP_MAX_HIDDEN;
+    else if (ensemble < 1 || ensemble > MLP_MAX_MEMBERS)
+        flag = "--ensemble", value = ensemble, hi = MLP_MAX_MEMBERS;
+    else if (seed < 0)
+        flag = "--seed", value = seed, hi = INT64_MAX;
+    if (flag) {
+        fprintf(stderr, "convsel %s: %s %lld: must be in %d..%lld\n", command, flag, value,
+                strcmp(flag, "--seed") == 0 ? 0 : 1, hi);
+        return false;
+    }
+    if (!(rank_weight >= 0 && rank_weight <= 100)) {
+        fprintf(stderr, "convsel %s: --rank-weight %g: must be in 0..100\n", command, rank_weight);
+        return false;
+    }
+    *o = (struct train_options){.epochs = (int)epochs,
+                                .hidden = (int)hidden,
+                                .ensemble = (int)ensemble,
+                                .seed = (unsigned long long)seed,
+                                .rank_weight = (float)rank_weight};
+    return true;
 }

@@ -27,12 +27,13 @@
 #include "api/descriptors.h"
 #include "cli.h"
 #include "core/verify.h"
-#include "problem_csv.h"
 #include "problem_flags.h"
 #include "solvers/onednn_plan.h"
 #include "solvers/plan_cache.h"
 #include "solvers/solver.h"
+#include "tune/problem_list.h"
 #include "util/clock.h"
+#include "util/file.h"
 #include "util/rng.h"
 #include "util/stats.h"
 
@@ -47,7 +48,8 @@ static const char summary[] =
     "spread, and what immediate mode (convsel_get_solutions: database, model, rules) picks.\n"
     "Ends with 'geomean oracle/onednn-auto = X.XX (N problems)', 'geomean immediate/oracle',\n"
     "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster) and 'top1 = A/N'.\n"
-    "FILE's header: " PROBLEM_CSV_HEADER " (NCHW).";
+    "FILE's header: " PROBLEM_LIST_HEADER " (NCHW; optionally network,family); a directory:\n"
+    "every *.csv in it (data/networks).";
 
 /* One variant of one problem: a solver, or the oneDNN baseline. */
 struct variant {
@@ -105,10 +107,12 @@ int cmd_bench(int argc, char **argv) {
     int rc = cli_parse("bench", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    if (problems == NULL || threads < 1 || threads > 256) {
-        fprintf(stderr, "convsel bench: --problems FILE is required; --threads must be 1..256\n");
+    if (problems == NULL) {
+        fprintf(stderr, "convsel bench: --problems FILE is required\n");
         return EXIT_USAGE;
     }
+    if (!cli_threads_in_range("bench", "--threads", threads))
+        return EXIT_USAGE;
     if (!(min_seconds >= 0 && min_seconds <= 60)) {
         fprintf(stderr, "convsel bench: --min-time %g: must be in 0..60 seconds\n", min_seconds);
         return EXIT_USAGE;
@@ -116,14 +120,18 @@ int cmd_bench(int argc, char **argv) {
     bool weights_constant;
     if (!cli_weights_mode("bench", weights, &weights_constant))
         return EXIT_USAGE;
-    struct problem_row *rows;
-    int n_rows;
-    if ((rc = problem_csv_read("bench", problems, &rows, &n_rows)) != EXIT_OK)
-        return rc;
+    struct problem_list list = {0};
+    char err[PROBLEM_LIST_ERROR_MAX];
+    if (!problem_list_read(problems, &list, err, sizeof err)) {
+        fprintf(stderr, "convsel bench: --problems %s\n", err);
+        return EXIT_USAGE;
+    }
+    const struct problem_row *rows = list.rows;
+    const int n_rows = list.n;
     FILE *csv = NULL;
-    if (csv_path && (csv = fopen(csv_path, "w")) == NULL) {
-        fprintf(stderr, "convsel bench: --csv %s: cannot write\n", csv_path);
-        free(rows);
+    if (csv_path && (csv = file_open_write(csv_path, problems, err, sizeof err)) == NULL) {
+        fprintf(stderr, "convsel bench: --csv %s\n", err);
+        problem_list_free(&list);
         return EXIT_USAGE;
     }
     if (csv)
@@ -142,7 +150,9 @@ int cmd_bench(int argc, char **argv) {
     for (int i = 0; i < n_rows; i++) {
         struct problem_descs d;
         struct conv_problem p;
-        if (problem_descs_create("bench", h, &rows[i].pf, &d) != EXIT_OK) {
+        struct problem_flags pf;
+        problem_flags_from(&rows[i].p, &pf);
+        if (problem_descs_create("bench", h, &pf, &d) != EXIT_OK) {
             fprintf(stderr, "  (problem %s)\n", rows[i].name);
             rc = EXIT_USAGE;
             break;
@@ -292,6 +302,6 @@ int cmd_bench(int argc, char **argv) {
         fclose(csv);
     convsel_handle_destroy(h);
     thread_pool_destroy(pool);
-    free(rows);
+    problem_list_free(&list);
     return rc != EXIT_OK ? rc : failures ? EXIT_FAILED : EXIT_OK;
 }

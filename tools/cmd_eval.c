@@ -1,58 +1,80 @@
-/* cmd_eval.c -- `convsel eval --db DB`: how good a ranking is on measured
- * problems, without running anything. For every problem of one machine
- * signature: top-1 (the ranking's first measured solver is the fastest
- * measured), top-3 (the fastest is among its first three measured
- * solvers) and regret (time of its first measured solver / fastest); the
- * geomean regret is the figure that matters to a user. Reported over all
- * problems and over the held-out split `convsel train` keeps out of
- * training (dataset_is_test). The ranking scored is the hand-written rules,
- * or with --model DIR the trained model in DIR as the library runs it
- * (the frugally-deep runtime, not the trainer's arithmetic). */
+/* cmd_eval.c -- `convsel eval`: how good a ranking is on measured
+ * problems, without running anything (src/train/eval.c). The ranking is
+ * the rules, or with --model DIR a trained model as the library runs it.
+ * With --families, leave one family out: for each family of real layers a
+ * model is trained without the family and scored on its layers -- the
+ * figure that says how immediate mode does on a network nobody tuned. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "dataset.h"
-#include "heur/ranking_model.h"
+#include "train/eval.h"
 
 static const char summary[] =
     "Scores a ranking against the measurements in a performance database: for every\n"
     "problem, whether its first solver is the fastest measured (top-1), whether the fastest\n"
-    "is among its first three (top-3), and the regret (time of its first solver / fastest).\n"
+    "is among its first three (top-3), the regret (time of its first solver / fastest), and\n"
+    "the error of every estimate (|log2(estimated / measured)|: median and 95th percentile).\n"
     "Prints 'top1 = A/N', 'top3 = B/N', 'geomean regret = X.XXX' for all problems and for\n"
     "the held-out split of convsel train, how often each solver is fastest and chosen, and\n"
-    "the worst problems. The ranking scored is the hand-written rules, or with --model DIR\n"
-    "the model DIR/<isa>.tn.model (the ISA of the database's machine signature).";
+    "the worst picks. The ranking scored is the hand-written rules, or with --model DIR\n"
+    "the model DIR/<isa>.tn.model (the ISA of the database's machine signature).\n"
+    "--families: leave one family out. For each family of real layers (recorded by tune\n"
+    "--corpus, or given with --corpus DIR), trains a model (with the training flags below)\n"
+    "without the family's layers and their perturbations, and scores it on the family's\n"
+    "layers; prints a line per family and 'families: top1 = ..., geomean regret = ...' over\n"
+    "all of them, with the worst picks. --exclude FILE leaves a problem list out (the suite).";
 
-struct worst {
-    double regret;
-    char what[CONVSEL_PROBLEM_KEY_MAX + 64];
-};
-
-static void note_worst(struct worst w[5], double regret, const struct ds_problem *q, int pick) {
-    int slot = 0;
-    for (int i = 1; i < 5; i++)
-        if (w[i].regret < w[slot].regret)
-            slot = i;
-    if (regret <= w[slot].regret)
-        return;
-    w[slot].regret = regret;
-    snprintf(w[slot].what, sizeof w[slot].what, "%s: %s, fastest %s", q->key,
-             solver_get(pick)->name, solver_get(q->fastest)->name);
+static void print_score(const char *label, const struct ds_score *s) {
+    char line[256];
+    eval_format_score(label, s, line, sizeof line);
+    printf("%s\n", line);
 }
 
-/* The ranking scored: the model's when there is one, else the rules'.
- * Returns how many solvers ids[] holds (-1: the prediction failed). */
-static int ranking_of(const struct ds_problem *q, const struct ranking_model *m, int threads,
-                      int ids[SOLVER_MAX]) {
-    double ms[SOLVER_MAX];
-    return m ? ranking_model_rank(m, &q->p, threads, ids, ms) : ds_rules_ranking(&q->p, ids);
+static void print_worst(const struct dataset *d, const struct eval_report *r) {
+    printf("worst picks (regret: problem, pick, fastest):\n");
+    for (int i = 0; i < r->n_worst; i++) {
+        const struct ds_problem *q = &d->v[r->worst[i].problem];
+        printf("  %7.2fx  %s%s%s: %s %.4f ms, fastest %s %.4f ms\n", r->worst[i].regret, q->key,
+               q->network[0] ? " " : "", q->network, solver_get(r->worst[i].pick)->name,
+               q->ms[r->worst[i].pick], solver_get(q->fastest)->name, q->ms[q->fastest]);
+    }
+}
+
+static void print_estimates(const char *label, const struct eval_report *r) {
+    double median, p95;
+    eval_estimate_error(r, &median, &p95);
+    if (r->n_est)
+        printf("%-9s estimate error |log2(est/measured)|: median %.3f, p95 %.3f (%zu estimates)\n",
+               label, median, p95, r->n_est);
+}
+
+struct families_ctx {
+    const struct dataset *d;
+};
+
+static void print_family(void *ctx, const struct eval_family *f) {
+    const struct families_ctx *c = ctx;
+    const struct eval_report *r = f->report;
+    double median, p95;
+    eval_estimate_error(r, &median, &p95);
+    const struct ds_score *s = &r->score;
+    const double worst = r->n_worst ? r->worst[0].regret : 1.0;
+    printf("family %-16s %4d layers (trained on %5d): top1 %5.1f%%  regret %.3f  worst %.2fx  "
+           "est err median %.2f p95 %.2f%s%s\n",
+           f->family, f->layers, f->trained, s->n ? 100.0 * s->top1 / s->n : 0.0,
+           s->n ? exp(s->log_regret / s->n) : 1.0, worst, median, p95, r->n_worst ? "  " : "",
+           r->n_worst ? c->d->v[r->worst[0].problem].network : "");
+    fflush(stdout);
 }
 
 int cmd_eval(int argc, char **argv) {
-    const char *db_path = NULL, *model_dir = NULL, *machine = NULL;
-    bool misses = false;
+    const char *db_path = NULL, *model_dir = NULL, *machine = NULL, *corpus = NULL, *exclude = NULL;
+    bool misses = false, families = false;
+    struct train_options o = TRAIN_DEFAULT_OPTIONS;
+    int64_t epochs = o.epochs, hidden = o.hidden, seed = (int64_t)o.seed, ensemble = o.ensemble;
+    double rank_weight = 0;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (default $CONVSEL_DB)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",
@@ -61,11 +83,29 @@ int cmd_eval(int argc, char **argv) {
          "score the model in DIR (default: score the rules)"},
         {NULL, "--misses", CLI_SWITCH, &misses, "",
          "list every held-out problem whose pick is not the fastest"},
+        {NULL, "--families", CLI_SWITCH, &families, "",
+         "leave one family out: train without each family, score on its layers"},
+        {NULL, "--corpus", CLI_STRING, &corpus, "FILE|DIR",
+         "the corpus (data/networks): marks its layers, for databases tuned without origins"},
+        {NULL, "--exclude", CLI_STRING, &exclude, "FILE", "leave out the problems of this CSV"},
+        {NULL, "--epochs", CLI_INT, &epochs, "E", "--families: as convsel train (default 300)"},
+        {NULL, "--hidden", CLI_INT, &hidden, "H", "--families: as convsel train (default 64)"},
+        {NULL, "--seed", CLI_INT, &seed, "S", "--families: as convsel train (default 1)"},
+        {NULL, "--ensemble", CLI_INT, &ensemble, "K", "--families: as convsel train (default 1)"},
+        {NULL, "--rank-weight", CLI_DOUBLE, &rank_weight, "W",
+         "--families: as convsel train (default 0)"},
     };
     int rc = cli_parse("eval", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
-    char path[4096], err[PERFDB_ERROR_MAX];
+    if (!cli_train_options("eval", epochs, hidden, seed, ensemble, rank_weight, &o))
+        return EXIT_USAGE;
+    if (families && model_dir) {
+        fprintf(stderr, "convsel eval: --families trains its own models; --model scores one\n");
+        return EXIT_USAGE;
+    }
+    char path[4096],
+        err[PROBLEM_LIST_ERROR_MAX > PERFDB_ERROR_MAX ? PROBLEM_LIST_ERROR_MAX : PERFDB_ERROR_MAX];
     if (db_path)
         snprintf(path, sizeof path, "%s", db_path);
     else if (!perfdb_default_path(path, sizeof path, err, sizeof err)) {
@@ -76,6 +116,46 @@ int cmd_eval(int argc, char **argv) {
     if (!dataset_load(path, machine, &d, err, sizeof err)) {
         fprintf(stderr, "convsel eval: %s\n", err);
         return EXIT_FAILED;
+    }
+    if (exclude) {
+        const int removed = dataset_exclude_list(&d, exclude, err, sizeof err);
+        if (removed < 0) {
+            fprintf(stderr, "convsel eval: --exclude %s\n", err);
+            dataset_free(&d);
+            return EXIT_USAGE;
+        }
+        printf("eval: --exclude %s: %d problems left out\n", exclude, removed);
+    }
+    if (corpus) {
+        const int found = dataset_mark_corpus(&d, corpus, err, sizeof err);
+        if (found < 0) {
+            fprintf(stderr, "convsel eval: --corpus %s\n", err);
+            dataset_free(&d);
+            return EXIT_USAGE;
+        }
+        printf("eval: --corpus %s: %d of its layers are in the database\n", corpus, found);
+    }
+    char counts[512];
+    measurement_counts_describe(&d.counts, counts, sizeof counts);
+    if (families) {
+        printf("eval: leave one family out on %s (%d problems; %s), training flags: %d epochs, "
+               "%d hidden, ensemble %d, seed %llu\n",
+               path, d.n, counts, o.epochs, o.hidden, o.ensemble, o.seed);
+        struct families_ctx ctx = {&d};
+        struct eval_report overall;
+        if (!eval_families(&d, &o, d.limits.present ? &d.limits : NULL, print_family, &ctx,
+                           &overall, err, sizeof err)) {
+            fprintf(stderr, "convsel eval: %s\n", err);
+            dataset_free(&d);
+            return EXIT_FAILED;
+        }
+        print_score("families", &overall.score);
+        print_estimates("families", &overall);
+        printf("extrapolated on %d of %d layers\n", overall.extrapolated, overall.score.n);
+        print_worst(&d, &overall);
+        eval_report_free(&overall);
+        dataset_free(&d);
+        return EXIT_OK;
     }
     struct ranking_model *model = NULL;
     char ranking[4200] = "rules";
@@ -89,50 +169,43 @@ int cmd_eval(int argc, char **argv) {
         }
         snprintf(ranking, sizeof ranking, "model %s/%s.tn.model", model_dir, target);
     }
-    struct ds_score all = {0}, held_out = {0};
-    struct worst worst[5] = {{0}};
-    int fastest[SOLVER_MAX] = {0}, chosen[SOLVER_MAX] = {0};
+    struct eval_report all, held_out, layers;
+    memset(&all, 0, sizeof all), memset(&held_out, 0, sizeof held_out);
+    memset(&layers, 0, sizeof layers);
+    const eval_ranking_fn rank = model ? eval_rank_library : eval_rank_rules;
     for (int i = 0; i < d.n; i++) {
-        double regret = 1;
-        int ids[SOLVER_MAX];
-        const int n = ranking_of(&d.v[i], model, d.threads, ids);
-        const int pick = ds_score_add(&all, &d.v[i], ids, n, &regret);
+        const int pick = eval_add(&all, &d, i, rank, model);
         if (pick < 0)
             continue;
+        if (d.v[i].kind == DS_LAYER)
+            eval_add(&layers, &d, i, rank, model);
         if (dataset_is_test(d.v[i].key)) {
-            ds_score_add(&held_out, &d.v[i], ids, n, &regret);
+            eval_add(&held_out, &d, i, rank, model);
             if (misses && pick != d.v[i].fastest)
-                printf("miss %6.2fx  %s: %s %.4f ms, fastest %s %.4f ms\n", regret, d.v[i].key,
+                printf("miss %6.2fx  %s: %s %.4f ms, fastest %s %.4f ms\n",
+                       d.v[i].ms[pick] / d.v[i].ms[d.v[i].fastest], d.v[i].key,
                        solver_get(pick)->name, d.v[i].ms[pick], solver_get(d.v[i].fastest)->name,
                        d.v[i].ms[d.v[i].fastest]);
         }
-        fastest[d.v[i].fastest]++;
-        chosen[pick]++;
-        note_worst(worst, regret, &d.v[i], pick);
     }
-    printf("eval: ranking %s on %d problems of %s from %s\n", ranking, all.n, d.machine, path);
-    ds_score_print("all", &all);
-    ds_score_print("held-out", &held_out);
+    printf("eval: ranking %s on %d problems of %s from %s (%s)\n", ranking, all.score.n, d.machine,
+           path, counts);
+    print_score("all", &all.score);
+    print_score("held-out", &held_out.score);
+    if (layers.score.n)
+        print_score("layers", &layers.score);
+    print_estimates("all", &all);
+    print_estimates("held-out", &held_out);
+    if (model)
+        printf("extrapolated on %d of %d problems\n", all.extrapolated, all.score.n);
     printf("%-20s %8s %8s\n", "solver", "fastest", "chosen");
     for (int id = 0; id < solver_count(); id++)
-        if (fastest[id] || chosen[id])
-            printf("%-20s %8d %8d\n", solver_get(id)->name, fastest[id], chosen[id]);
-    printf("worst regrets:\n");
-    for (int k = 0; k < 5; k++) {
-        int w = 0;
-        for (int i = 1; i < 5; i++)
-            if (worst[i].regret > worst[w].regret)
-                w = i;
-        if (worst[w].regret <= 0)
-            break;
-        printf("  %7.2fx  %s\n", worst[w].regret, worst[w].what);
-        worst[w].regret = 0;
-    }
-    if (d.ignored)
-        printf("ignored: %zu records of unknown solvers, invalid times or keys\n", d.ignored);
-    if (d.inapplicable)
-        printf("ignored: %zu records of solvers that no longer apply to their problem\n",
-               d.inapplicable);
+        if (all.fastest[id] || all.chosen[id])
+            printf("%-20s %8d %8d\n", solver_get(id)->name, all.fastest[id], all.chosen[id]);
+    print_worst(&d, &all);
+    eval_report_free(&all);
+    eval_report_free(&held_out);
+    eval_report_free(&layers);
     ranking_model_close(model);
     dataset_free(&d);
     return EXIT_OK;

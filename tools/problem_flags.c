@@ -24,6 +24,24 @@ void problem_flags_defaults(struct problem_flags *pf) {
     };
 }
 
+void problem_flags_from(const struct conv_problem *p, struct problem_flags *pf) {
+    *pf = (struct problem_flags){.n = p->n,
+                                 .c = p->c,
+                                 .h = p->h,
+                                 .w = p->w,
+                                 .k = p->k,
+                                 .y = p->r,
+                                 .x = p->s,
+                                 .pad_h = p->pad_h,
+                                 .pad_w = p->pad_w,
+                                 .stride_h = p->stride_h,
+                                 .stride_w = p->stride_w,
+                                 .dil_h = p->dil_h,
+                                 .dil_w = p->dil_w,
+                                 .groups = p->groups,
+                                 .layout = p->layout == CONVSEL_LAYOUT_NHWC ? "NHWC" : "NCHW"};
+}
+
 void problem_flags_table(struct problem_flags *pf, struct cli_flag *out) {
     const struct cli_flag t[PROBLEM_FLAG_COUNT] = {
         {"-n", "--batchsize", CLI_INT, &pf->n, "N", "batch size (default 1)"},

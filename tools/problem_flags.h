@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "convsel/convsel.h"
+#include "core/problem.h"
 
 struct problem_flags {
     int64_t n, c, h, w, k, y, x, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups;
@@ -16,6 +17,9 @@ struct problem_flags {
 
 /* Defaults: ResNet-50's first 3x3 layer (1x64x56x56, 64 3x3 filters, pad 1). */
 void problem_flags_defaults(struct problem_flags *pf);
+
+/* The flags of a validated problem (NCHW/KCRS or NHWC/KRSC). */
+void problem_flags_from(const struct conv_problem *p, struct problem_flags *pf);
 
 /* Writes the PROBLEM_FLAG_COUNT flag entries bound to pf into out. */
 void problem_flags_table(struct problem_flags *pf, struct cli_flag *out);

@@ -88,8 +88,11 @@ CONVSEL_API convsel_status_t convsel_handle_create(convsel_handle_t *handle_out)
  *  in use by another call. */
 CONVSEL_API void convsel_handle_destroy(convsel_handle_t handle);
 
-/** Sets how many threads the handle's convolutions may use (1..256).
- *  @returns SUCCESS or BAD_PARAM. */
+/** The largest thread count a handle takes. */
+#define CONVSEL_MAX_THREADS 256
+
+/** Sets how many threads the handle's convolutions may use
+ *  (1..CONVSEL_MAX_THREADS). @returns SUCCESS or BAD_PARAM. */
 CONVSEL_API convsel_status_t convsel_set_num_threads(convsel_handle_t handle, int num_threads);
 
 /** Reads the handle's thread count into *num_threads_out. */
@@ -329,18 +332,33 @@ typedef enum convsel_ranking_source {
     CONVSEL_RANKED_BY_MODEL = 1,
     /** The hand-written rules: no time estimate. */
     CONVSEL_RANKED_BY_RULES = 2,
+    /** Timed in this process by hybrid or exhaustive find mode
+     *  (convsel_set_find_mode): the time of its run. */
+    CONVSEL_RANKED_BY_MEASUREMENT = 3,
 } convsel_ranking_source_t;
 
-/** Returns "database", "model", "rules", or "unknown" (static text). */
+/** Returns "database", "model", "rules", "measured", or "unknown" (static
+ *  text). */
 CONVSEL_API const char *convsel_ranking_source_string(convsel_ranking_source_t source);
+
+/** convsel_solution_t.flags: the model extrapolates on this problem (a
+ *  feature is outside the range it was trained on). Its estimates are then
+ *  guesses, and the first solver is the one whose worst cases in training
+ *  were mildest for this kind of layer, not the model's pick; hybrid find
+ *  mode measures such problems. */
+#define CONVSEL_SOLUTION_EXTRAPOLATED 1u
 
 /** One entry of a ranking. */
 typedef struct convsel_solution {
     convsel_solver_id_t solver;
     const char *name;       /**< static text */
-    double time_ms;         /**< estimated time; negative when the source has none */
+    double time_ms;         /**< estimated time; negative when the source has none. A
+                                 model estimate is never below what the machine can do
+                                 (FLOPs / peak, bytes / bandwidth, when the model knows
+                                 the machine's limits). */
     size_t workspace_bytes; /**< what convsel_convolution_forward needs for it */
     convsel_ranking_source_t source;
+    uint32_t flags; /**< CONVSEL_SOLUTION_EXTRAPOLATED, or 0 */
 } convsel_solution_t;
 
 /** Ranks the solvers applicable to the problem, best first, without running
@@ -360,6 +378,51 @@ CONVSEL_API convsel_status_t convsel_get_solutions(
     convsel_handle_t handle, const_convsel_tensor_desc_t x_desc, const_convsel_filter_desc_t w_desc,
     const_convsel_conv_desc_t conv_desc, const_convsel_tensor_desc_t y_desc, int max_solutions,
     convsel_solution_t *solutions_out, int *count_out);
+
+/** Writes one line on the ranking model into buf (NUL-terminated,
+ *  truncated to cap): the file in use and what its metadata lacks, "off
+ *  (CONVSEL_AI_HEUR=0)", or why there is none. *len_out (may be NULL) gets
+ *  the full length. Loads the model if it was not loaded yet.
+ *  @returns SUCCESS, or BAD_PARAM (buf NULL with cap > 0). */
+CONVSEL_API convsel_status_t convsel_get_model_status(char *buf, size_t cap, size_t *len_out);
+
+/** The same for the performance database: "PATH: N records: U used, ...",
+ *  "PATH: absent", or why it is not used. Reads it if it was not read yet. */
+CONVSEL_API convsel_status_t convsel_get_database_status(char *buf, size_t cap, size_t *len_out);
+
+/* ------------------------------------------------------------------ */
+/* Find modes                                                           */
+/* ------------------------------------------------------------------ */
+
+/** How CONVSEL_SOLVER_AUTO chooses in convsel_convolution_forward. */
+typedef enum convsel_find_mode {
+    /** The ranking (convsel_get_solutions) alone, nothing timed. The default. */
+    CONVSEL_FIND_MODE_IMMEDIATE = 0,
+    /** Where the ranking is unsure -- the model extrapolates, or its first
+     *  two predictions are within 25 % of each other -- the first forward
+     *  call of a problem in the process runs the top three candidates once
+     *  each on the caller's data, timed, and that call and every later one
+     *  (from any thread: the measurement is made exactly once per process,
+     *  problem and thread count) use the fastest. Measured or sure problems
+     *  cost nothing extra. */
+    CONVSEL_FIND_MODE_HYBRID = 1,
+    /** As hybrid, for every problem and with every applicable solver. */
+    CONVSEL_FIND_MODE_EXHAUSTIVE = 2,
+} convsel_find_mode_t;
+
+/** Sets the handle's find mode. A new handle takes CONVSEL_FIND_MODE from
+ *  the environment (immediate, hybrid or exhaustive; anything else gives
+ *  one warning and immediate), else immediate.
+ *  @returns SUCCESS, or BAD_PARAM (NULL handle, unknown mode). */
+CONVSEL_API convsel_status_t convsel_set_find_mode(convsel_handle_t handle,
+                                                   convsel_find_mode_t mode);
+
+/** Reads the handle's find mode. */
+CONVSEL_API convsel_status_t convsel_get_find_mode(const_convsel_handle_t handle,
+                                                   convsel_find_mode_t *mode_out);
+
+/** Returns "immediate", "hybrid", "exhaustive", or "unknown" (static text). */
+CONVSEL_API const char *convsel_find_mode_string(convsel_find_mode_t mode);
 
 /* ------------------------------------------------------------------ */
 /* Exhaustive find                                                      */

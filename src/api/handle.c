@@ -2,14 +2,14 @@
 #include "api/handle.h"
 #include "solvers/plan_cache.h"
 
+#include "util/env.h"
 #include "util/thread_pool.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#define MAX_THREADS 256
 
 const char *convsel_version(void) {
     return "0.1.0";
@@ -36,6 +36,38 @@ convsel_status_t handle_fail(convsel_handle_t h, convsel_status_t status, const 
     return status;
 }
 
+static const char *const find_mode_names[] = {"immediate", "hybrid", "exhaustive"};
+static convsel_find_mode_t default_find_mode;
+static pthread_once_t find_mode_once = PTHREAD_ONCE_INIT;
+
+static void read_find_mode(void) {
+    default_find_mode = (convsel_find_mode_t)env_choice("CONVSEL_FIND_MODE", find_mode_names, 3,
+                                                        CONVSEL_FIND_MODE_IMMEDIATE);
+}
+
+const char *convsel_find_mode_string(convsel_find_mode_t mode) {
+    return (unsigned)mode < 3 ? find_mode_names[mode] : "unknown";
+}
+
+convsel_status_t convsel_set_find_mode(convsel_handle_t h, convsel_find_mode_t mode) {
+    if (h == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    if ((unsigned)mode >= 3)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,
+                           "mode = %d: must be CONVSEL_FIND_MODE_IMMEDIATE (0), HYBRID (1) or "
+                           "EXHAUSTIVE (2)",
+                           (int)mode);
+    h->find_mode = mode;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+convsel_status_t convsel_get_find_mode(const_convsel_handle_t h, convsel_find_mode_t *mode_out) {
+    if (h == NULL || mode_out == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    *mode_out = h->find_mode;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
 convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
     if (handle_out == NULL)
         return CONVSEL_STATUS_BAD_PARAM;
@@ -44,7 +76,9 @@ convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
     if (h == NULL)
         return CONVSEL_STATUS_ALLOC_FAILED;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    h->num_threads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+    h->num_threads = cpus < 1 ? 1 : cpus > CONVSEL_MAX_THREADS ? CONVSEL_MAX_THREADS : (int)cpus;
+    pthread_once(&find_mode_once, read_find_mode);
+    h->find_mode = default_find_mode;
     snprintf(h->error, sizeof h->error, "success");
     *handle_out = h;
     return CONVSEL_STATUS_SUCCESS;
@@ -81,9 +115,9 @@ struct thread_pool *handle_pool(convsel_handle_t h) {
 convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
     if (h == NULL)
         return CONVSEL_STATUS_BAD_PARAM;
-    if (num_threads < 1 || num_threads > MAX_THREADS)
+    if (num_threads < 1 || num_threads > CONVSEL_MAX_THREADS)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "num_threads = %d: must be in 1..%d",
-                           num_threads, MAX_THREADS);
+                           num_threads, CONVSEL_MAX_THREADS);
     if (num_threads != h->num_threads) { /* the pool is rebuilt on next use */
         thread_pool_destroy(h->pool);
         h->pool = NULL;

@@ -14,10 +14,11 @@ struct plan_cache;
 
 struct convsel_handle {
     int num_threads;
-    bool weights_constant;        /* convsel_set_weights_constant */
-    struct thread_pool *pool;     /* created on first use, for num_threads > 1 */
-    struct plan_cache *plans;     /* solvers' set-up per problem, created on first use */
-    char error[HANDLE_ERROR_MAX]; /* last failing call's message */
+    bool weights_constant;         /* convsel_set_weights_constant */
+    convsel_find_mode_t find_mode; /* convsel_set_find_mode; CONVSEL_FIND_MODE at creation */
+    struct thread_pool *pool;      /* created on first use, for num_threads > 1 */
+    struct plan_cache *plans;      /* solvers' set-up per problem, created on first use */
+    char error[HANDLE_ERROR_MAX];  /* last failing call's message */
 };
 
 /* Records a message on h (if h is non-NULL) and returns status, so a failing

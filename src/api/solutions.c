@@ -1,7 +1,11 @@
 /* solutions.c -- convsel_get_solutions: the ranking of src/heur, with
  * names and workspace sizes, for the caller. */
+#include <stdio.h>
+
 #include "api/descriptors.h"
 #include "api/handle.h"
+#include "heur/db_snapshot.h"
+#include "heur/ranking_model.h"
 #include "heur/select.h"
 #include "solvers/solver.h"
 
@@ -10,6 +14,7 @@ const char *convsel_ranking_source_string(convsel_ranking_source_t source) {
     case CONVSEL_RANKED_BY_DATABASE: return "database";
     case CONVSEL_RANKED_BY_MODEL: return "model";
     case CONVSEL_RANKED_BY_RULES: return "rules";
+    case CONVSEL_RANKED_BY_MEASUREMENT: return "measured";
     }
     return "unknown";
 }
@@ -35,15 +40,37 @@ convsel_status_t convsel_get_solutions(convsel_handle_t h, const_convsel_tensor_
         return st;
     struct heur_choice ranked[SOLVER_MAX];
     const int n = heur_rank(&p, h->num_threads, ranked,
-                            max_solutions < SOLVER_MAX ? max_solutions : SOLVER_MAX);
+                            max_solutions < SOLVER_MAX ? max_solutions : SOLVER_MAX, NULL);
     for (int i = 0; i < n; i++) {
         const struct solver *s = solver_get(ranked[i].solver);
-        solutions_out[i] = (convsel_solution_t){.solver = ranked[i].solver,
-                                                .name = s->name,
-                                                .time_ms = ranked[i].time_ms,
-                                                .workspace_bytes = s->workspace_size(&p),
-                                                .source = ranked[i].source};
+        solutions_out[i] = (convsel_solution_t){
+            .solver = ranked[i].solver,
+            .name = s->name,
+            .time_ms = ranked[i].time_ms,
+            .workspace_bytes = s->workspace_size(&p),
+            .source = ranked[i].source,
+            .flags = ranked[i].extrapolated ? CONVSEL_SOLUTION_EXTRAPOLATED : 0u};
     }
     *count_out = n;
     return CONVSEL_STATUS_SUCCESS;
+}
+
+/* One status line into the caller's buffer, snprintf-style. */
+static convsel_status_t put_line(const char *line, char *buf, size_t cap, size_t *len_out) {
+    if (buf == NULL && cap > 0)
+        return CONVSEL_STATUS_BAD_PARAM;
+    const int n = snprintf(buf, cap, "%s", line);
+    if (len_out)
+        *len_out = n > 0 ? (size_t)n : 0;
+    return CONVSEL_STATUS_SUCCESS;
+}
+
+convsel_status_t convsel_get_model_status(char *buf, size_t cap, size_t *len_out) {
+    char line[8192];
+    ranking_model_status(line, sizeof line);
+    return put_line(line, buf, cap, len_out);
+}
+
+convsel_status_t convsel_get_database_status(char *buf, size_t cap, size_t *len_out) {
+    return put_line(db_snapshot_status(), buf, cap, len_out);
 }

@@ -5,39 +5,67 @@
  * for people querying the file with sqlite3. */
 #include "db/perfdb.h"
 
-#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "convsel/convsel.h"
-#include "util/cpu.h"
+#include "util/file.h"
 
-#define SCHEMA_VERSION "1"
 #define DEFAULT_BUSY_MS 10000
+#define STR2(x) #x
+#define STR(x) STR2(x)
+/* The version of this build, written with every record (the header's
+ * macros: db does not call into the API layer). */
+#define VERSION_TEXT                                                                               \
+    STR(CONVSEL_VERSION_MAJOR) "." STR(CONVSEL_VERSION_MINOR) "." STR(CONVSEL_VERSION_PATCH)
 
 struct perfdb {
     sqlite3 *sql;
     char path[PATH_MAX];
-    char journal[16];
+    char journal[32];
+    int version; /* schema version of the file */
 };
 
-static const char schema[] =
-    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta VALUES('schema_version', '" SCHEMA_VERSION "');"
-    "CREATE TABLE IF NOT EXISTS perf("
+/* The perf columns every schema has, in table order; schema 2 appends
+ * direction and dtype (room for backward passes and bf16: the key already
+ * ends in the data type and direction, these make them queryable). */
+#define PERF_COLUMNS_V1                                                                            \
+    "machine, problem, solver, n, c, h, w, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, "     \
+    "dil_w, groups, layout, filter_layout, median_ms, min_ms, max_ms, runs, workspace, version, "  \
+    "timestamp"
+#define PERF_COLUMNS_V2 PERF_COLUMNS_V1 ", direction, dtype"
+
+static const char schema_v2[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO meta VALUES('schema_version', '2');"
+    "CREATE TABLE perf("
     " machine TEXT NOT NULL, problem TEXT NOT NULL, solver TEXT NOT NULL,"
     " n INTEGER, c INTEGER, h INTEGER, w INTEGER, k INTEGER, r INTEGER, s INTEGER,"
     " pad_h INTEGER, pad_w INTEGER, stride_h INTEGER, stride_w INTEGER,"
     " dil_h INTEGER, dil_w INTEGER, groups INTEGER, layout TEXT, filter_layout TEXT,"
     " median_ms REAL NOT NULL, min_ms REAL, max_ms REAL, runs INTEGER, workspace INTEGER,"
     " version TEXT, timestamp INTEGER,"
-    " PRIMARY KEY(machine, problem, solver));";
+    " direction TEXT NOT NULL DEFAULT 'F', dtype TEXT NOT NULL DEFAULT 'FP32',"
+    " PRIMARY KEY(machine, problem, solver));"
+    "CREATE TABLE origin(problem TEXT PRIMARY KEY, network TEXT NOT NULL, family TEXT NOT NULL,"
+    " kind TEXT NOT NULL);";
+
+/* Schema 1 -> 2, in place: the new columns (with their defaults, which
+ * are what every schema 1 row is) and the origin table. */
+static const char upgrade_v1[] =
+    "ALTER TABLE perf ADD COLUMN direction TEXT NOT NULL DEFAULT 'F';"
+    "ALTER TABLE perf ADD COLUMN dtype TEXT NOT NULL DEFAULT 'FP32';"
+    "CREATE TABLE origin(problem TEXT PRIMARY KEY, network TEXT NOT NULL, family TEXT NOT NULL,"
+    " kind TEXT NOT NULL);"
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
 
 static void say(char *err, size_t cap, const char *fmt, ...) {
     if (!err || cap == 0)
@@ -51,11 +79,6 @@ static void say(char *err, size_t cap, const char *fmt, ...) {
 /* "<path>: <what>: <sqlite's words>" -- names the file, the step and the cause. */
 static void say_sql(const struct perfdb *db, char *err, size_t cap, const char *what) {
     say(err, cap, "performance database %s: %s: %s", db->path, what, sqlite3_errmsg(db->sql));
-}
-
-void perfdb_machine_signature(int threads, char *buf, size_t cap) {
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(buf, cap, "%s-%ldc-%dt", cpu_isa_name(cpu_best_isa()), cores > 0 ? cores : 1, threads);
 }
 
 bool perfdb_default_path(char *buf, size_t cap, char *err, size_t err_cap) {
@@ -85,20 +108,30 @@ static bool exec(struct perfdb *db, const char *sql, const char *what, char *err
     return false;
 }
 
+/* Runs a one-value query; *text gets the value (copied, "" when NULL).
+ * Returns the sqlite3_step code (SQLITE_ROW on success). */
+static int query_text(struct perfdb *db, const char *sql, char *text, size_t cap) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(st, 0);
+        snprintf(text, cap, "%s", v ? (const char *)v : "");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Runs a journal_mode pragma and keeps the mode it reports. */
 static bool journal_pragma(struct perfdb *db, const char *pragma, char *err, size_t cap) {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->sql, pragma, -1, &st, NULL) != SQLITE_OK) {
+    char mode[32] = "";
+    if (query_text(db, pragma, mode, sizeof mode) != SQLITE_ROW) {
         say_sql(db, err, cap, "reading the journal mode");
         return false;
     }
-    const int rc = sqlite3_step(st);
-    const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-    snprintf(db->journal, sizeof db->journal, "%s", mode ? (const char *)mode : "");
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        say_sql(db, err, cap, "reading the journal mode");
-    return rc == SQLITE_ROW;
+    snprintf(db->journal, sizeof db->journal, "%s", mode);
+    return true;
 }
 
 /* WAL lets readers run beside a writer; some filesystems (NFS, some
@@ -110,21 +143,174 @@ static bool set_journal(struct perfdb *db, char *err, size_t cap) {
            journal_pragma(db, "PRAGMA journal_mode=DELETE", err, cap);
 }
 
-static bool check_schema(struct perfdb *db, char *err, size_t cap) {
+enum contents { CONTENTS_ERROR = -1, CONTENTS_EMPTY, CONTENTS_CONVSEL };
+
+/* What the file holds: no tables yet, or convsel's of a known schema
+ * (db->version set). Anything else is an error naming what it is, found
+ * by reading only. *sql_rc gets SQLite's code of a failed read. */
+static enum contents inspect(struct perfdb *db, int *sql_rc, char *err, size_t cap) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key='schema_version'", -1, &st,
-                           NULL) != SQLITE_OK) {
-        say_sql(db, err, cap, "reading the schema version (not a convsel database?)");
+    *sql_rc = sqlite3_prepare_v2(
+        db->sql, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &st,
+        NULL);
+    char tables[256] = "";
+    bool meta = false, perf = false;
+    int count = 0;
+    while (st != NULL && (*sql_rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        name = name ? name : "";
+        meta |= strcmp(name, "meta") == 0;
+        perf |= strcmp(name, "perf") == 0;
+        const size_t used = strlen(tables);
+        if (used < sizeof tables - 1)
+            snprintf(tables + used, sizeof tables - used, "%s%s", count ? ", " : "", name);
+        count++;
+    }
+    sqlite3_finalize(st);
+    if (*sql_rc != SQLITE_DONE) {
+        say_sql(db, err, cap,
+                (*sql_rc & 0xff) == SQLITE_NOTADB ? "not an SQLite database"
+                                                  : "reading the list of tables");
+        return CONTENTS_ERROR;
+    }
+    *sql_rc = SQLITE_OK;
+    if (count == 0)
+        return CONTENTS_EMPTY;
+    char v[32] = "";
+    const int rc =
+        meta ? query_text(db, "SELECT value FROM meta WHERE key = 'schema_version'", v, sizeof v)
+             : SQLITE_DONE;
+    if (!meta || (!perf && rc != SQLITE_ROW)) {
+        say(err, cap,
+            "performance database %s: an SQLite database, but not a convsel database (its "
+            "tables: %s); convsel neither reads nor writes it",
+            db->path, tables);
+        return CONTENTS_ERROR;
+    }
+    if (rc != SQLITE_ROW) {
+        if (rc == SQLITE_DONE)
+            say(err, cap,
+                "performance database %s: its meta table has no schema_version: not a convsel "
+                "database",
+                db->path);
+        else
+            say_sql(db, err, cap, "reading the schema version");
+        return CONTENTS_ERROR;
+    }
+    if (strcmp(v, "1") != 0 && strcmp(v, "2") != 0) {
+        say(err, cap, "performance database %s: schema version %.20s, this convsel reads 1 and 2",
+            db->path, v);
+        return CONTENTS_ERROR;
+    }
+    if (!perf) {
+        say(err, cap, "performance database %s: schema version %s but no perf table", db->path, v);
+        return CONTENTS_ERROR;
+    }
+    db->version = v[0] - '0';
+    return CONTENTS_CONVSEL;
+}
+
+/* PRAGMA quick_check: O(pages) but without the index cross-checks of
+ * integrity_check; corruption is then reported once, the same way by
+ * every command, instead of as odd rows later. */
+static bool quick_check(struct perfdb *db, char *err, size_t cap) {
+    char result[200] = "";
+    const int rc = query_text(db, "PRAGMA quick_check(1)", result, sizeof result);
+    if (rc == SQLITE_ROW && strcmp(result, "ok") == 0)
+        return true;
+    if (rc == SQLITE_ROW)
+        say(err, cap, "performance database %s: corrupt (quick_check: %s)", db->path, result);
+    else
+        say_sql(db, err, cap, "corrupt (quick_check failed)");
+    return false;
+}
+
+/* "file:PATH?immutable=1" with PATH's URI metacharacters escaped. */
+static void immutable_uri(const char *path, char *uri, size_t cap) {
+    size_t o = (size_t)snprintf(uri, cap, "file:");
+    for (const char *c = path; *c && o + 4 < cap; c++)
+        o += (size_t)(strchr("%?#", *c) ? snprintf(uri + o, cap - o, "%%%02X", (unsigned char)*c)
+                                        : snprintf(uri + o, cap - o, "%c", *c));
+    snprintf(uri + o, cap - o, "?immutable=1");
+}
+
+static bool open_sql(struct perfdb *db, const char *name, int flags, int busy_ms, char *err,
+                     size_t cap) {
+    if (sqlite3_open_v2(name, &db->sql, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        say_sql(db, err, cap, "cannot open");
         return false;
     }
-    const int rc = sqlite3_step(st);
-    const unsigned char *v = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-    const bool ok = v && strcmp((const char *)v, SCHEMA_VERSION) == 0;
+    sqlite3_busy_timeout(db->sql, busy_ms > 0 ? busy_ms : DEFAULT_BUSY_MS);
+    sqlite3_extended_result_codes(db->sql, 1);
+    return true;
+}
+
+static bool open_read(struct perfdb *db, const char *path, int busy_ms, char *err, size_t cap) {
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size == 0) {
+        say(err, cap, "performance database %s: an empty file, not a convsel database", path);
+        return false;
+    }
+    if (!open_sql(db, path, SQLITE_OPEN_READONLY, busy_ms, err, cap))
+        return false;
+    int rc;
+    enum contents c = inspect(db, &rc, err, cap);
+    if (c == CONTENTS_ERROR && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY)) {
+        /* A WAL database needs its -shm file, which a reader cannot create
+         * in a directory it cannot write (a system-wide install): opened
+         * immutable, SQLite reads the file as it is. */
+        char uri[2 * PATH_MAX];
+        immutable_uri(path, uri, sizeof uri);
+        sqlite3_close_v2(db->sql);
+        db->sql = NULL;
+        if (!open_sql(db, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, busy_ms, err, cap))
+            return false;
+        c = inspect(db, &rc, err, cap);
+        if (c == CONTENTS_CONVSEL && journal_pragma(db, "PRAGMA journal_mode", err, cap)) {
+            snprintf(db->journal + strlen(db->journal), sizeof db->journal - strlen(db->journal),
+                     " (immutable)");
+            return quick_check(db, err, cap);
+        }
+    }
+    if (c == CONTENTS_EMPTY)
+        say(err, cap,
+            "performance database %s: an SQLite file without tables, not a convsel "
+            "database",
+            path);
+    return c == CONTENTS_CONVSEL && journal_pragma(db, "PRAGMA journal_mode", err, cap) &&
+           quick_check(db, err, cap);
+}
+
+/* Creates the tables of a new file, or upgrades schema 1, under the write
+ * lock: the check is repeated inside the transaction, where no other
+ * process can be creating them at the same time. */
+static bool prepare_tables(struct perfdb *db, char *err, size_t cap) {
+    if (!exec(db, "BEGIN IMMEDIATE", "creating the tables", err, cap))
+        return false;
+    int rc;
+    const enum contents c = inspect(db, &rc, err, cap);
+    bool ok = c != CONTENTS_ERROR;
+    if (ok && c == CONTENTS_EMPTY)
+        ok = exec(db, schema_v2, "creating the tables", err, cap), db->version = 2;
+    else if (ok && db->version == 1)
+        ok = exec(db, upgrade_v1, "upgrading schema 1 to 2", err, cap), db->version = 2;
+    if (ok)
+        ok = exec(db, "COMMIT", "creating the tables", err, cap);
     if (!ok)
-        say(err, cap, "performance database %s: schema version %s, this convsel reads %s", db->path,
-            v ? (const char *)v : "missing", SCHEMA_VERSION);
-    sqlite3_finalize(st);
+        sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
     return ok;
+}
+
+static bool open_write(struct perfdb *db, const char *path, int busy_ms, char *err, size_t cap) {
+    if (!open_sql(db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy_ms, err, cap))
+        return false;
+    /* Read first: a foreign file is refused before anything (even the
+     * journal mode, which lives in the file's header) is written. */
+    int rc;
+    const enum contents c = inspect(db, &rc, err, cap);
+    if (c == CONTENTS_ERROR || (c == CONTENTS_CONVSEL && !quick_check(db, err, cap)))
+        return false;
+    return set_journal(db, err, cap) && prepare_tables(db, err, cap);
 }
 
 struct perfdb *perfdb_open(const char *path, bool read_only, int busy_ms, char *err,
@@ -133,31 +319,20 @@ struct perfdb *perfdb_open(const char *path, bool read_only, int busy_ms, char *
         say(err, err_cap, "performance database: empty path");
         return NULL;
     }
+    char why[FILE_ERROR_MAX];
+    const enum file_kind kind = file_kind_of(path, why, sizeof why);
+    if (kind == FILE_OTHER || (kind == FILE_ABSENT && read_only)) {
+        say(err, err_cap, "performance database %s", why);
+        return NULL;
+    }
     struct perfdb *db = calloc(1, sizeof *db);
     if (!db) {
         say(err, err_cap, "performance database: out of memory");
         return NULL;
     }
     snprintf(db->path, sizeof db->path, "%s", path);
-    const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path, &db->sql, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-        say_sql(db, err, err_cap, "cannot open");
-        perfdb_close(db);
-        return NULL;
-    }
-    sqlite3_busy_timeout(db->sql, busy_ms > 0 ? busy_ms : DEFAULT_BUSY_MS);
-    sqlite3_extended_result_codes(db->sql, 1);
-    bool ok;
-    if (read_only) {
-        ok = journal_pragma(db, "PRAGMA journal_mode", err, err_cap) &&
-             check_schema(db, err, err_cap);
-    } else {
-        ok = set_journal(db, err, err_cap) &&
-             exec(db, "BEGIN IMMEDIATE", "creating the tables", err, err_cap) &&
-             exec(db, schema, "creating the tables", err, err_cap) &&
-             exec(db, "COMMIT", "creating the tables", err, err_cap) &&
-             check_schema(db, err, err_cap);
-    }
+    const bool ok = read_only ? open_read(db, path, busy_ms, err, err_cap)
+                              : open_write(db, path, busy_ms, err, err_cap);
     if (!ok) {
         perfdb_close(db);
         return NULL;
@@ -174,6 +349,32 @@ void perfdb_close(struct perfdb *db) {
 
 const char *perfdb_journal_mode(const struct perfdb *db) {
     return db->journal;
+}
+
+int perfdb_schema_version(const struct perfdb *db) {
+    return db->version;
+}
+
+const char *perfdb_path(const struct perfdb *db) {
+    return db->path;
+}
+
+bool perfdb_times_valid(double median_ms, double min_ms, double max_ms, int runs, char *why,
+                        size_t cap) {
+    if (!(median_ms > 0 && median_ms <= PERFDB_MAX_MS)) {
+        say(why, cap, "median_ms %g is not in (0, %g]", median_ms, PERFDB_MAX_MS);
+        return false;
+    }
+    if (!(min_ms > 0 && min_ms <= median_ms && median_ms <= max_ms && max_ms <= PERFDB_MAX_MS)) {
+        say(why, cap, "min_ms %g, median_ms %g, max_ms %g are not ordered min <= median <= max",
+            min_ms, median_ms, max_ms);
+        return false;
+    }
+    if (runs < 1) {
+        say(why, cap, "runs %d is not >= 1", runs);
+        return false;
+    }
+    return true;
 }
 
 static const char *layout_name(convsel_layout_t l) {
@@ -202,25 +403,43 @@ static bool bind_record(sqlite3_stmt *st, const struct perfdb_record *r, const c
     rc |= sqlite3_bind_double(st, i++, r->max_ms);
     rc |= sqlite3_bind_int(st, i++, r->runs);
     rc |= sqlite3_bind_int64(st, i++, (int64_t)r->workspace_bytes);
-    rc |= sqlite3_bind_text(st, i++, convsel_version(), -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_text(st, i++, VERSION_TEXT, -1, SQLITE_STATIC);
     rc |= sqlite3_bind_int64(st, i++, r->timestamp ? r->timestamp : now);
     return rc == SQLITE_OK;
 }
 
+/* A record's unknowns: min and max 0 are the median, runs 0 is one run. */
+static struct perfdb_record with_defaults(const struct perfdb_record *in) {
+    struct perfdb_record r = *in;
+    if (r.min_ms == 0 && r.max_ms == 0)
+        r.min_ms = r.max_ms = r.median_ms;
+    if (r.runs == 0)
+        r.runs = 1;
+    return r;
+}
+
 bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, char *err,
                 size_t err_cap) {
-    static const char insert[] =
-        "INSERT OR REPLACE INTO perf VALUES(?,?,?, ?,?,?,?,?,?,?, ?,?,?,?, ?,?,?, ?,?, "
-        "?,?,?,?,?, ?,?)";
+    static const char insert[] = "INSERT OR REPLACE INTO perf(" PERF_COLUMNS_V1
+                                 ") VALUES(?,?,?, ?,?,?,?,?,?,?, ?,?,?,?, ?,?,?, ?,?, "
+                                 "?,?,?,?,?, ?,?)";
     if (n < 0 || (n > 0 && !records)) {
         say(err, err_cap, "performance database: %d records at %p", n, (const void *)records);
         return false;
     }
-    for (int i = 0; i < n; i++)
-        if (!(records[i].median_ms >= 0) || !*records[i].solver || !*records[i].machine) {
-            say(err, err_cap, "performance database: record %d has no solver, machine or time", i);
+    for (int i = 0; i < n; i++) {
+        char why[160];
+        const struct perfdb_record r = with_defaults(&records[i]);
+        if (!*r.solver || !*r.machine) {
+            say(err, err_cap, "performance database: record %d has no solver or machine", i);
             return false;
         }
+        if (!perfdb_times_valid(r.median_ms, r.min_ms, r.max_ms, r.runs, why, sizeof why)) {
+            say(err, err_cap, "performance database: record %d (%s): %s", i, records[i].solver,
+                why);
+            return false;
+        }
+    }
     sqlite3_stmt *st = NULL;
     if (!exec(db, "BEGIN IMMEDIATE", "starting a write", err, err_cap))
         return false;
@@ -230,9 +449,10 @@ bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, c
     }
     const int64_t now = (int64_t)time(NULL);
     for (int i = 0; i < n; i++) {
-        char key[256];
+        char key[CONVSEL_PROBLEM_KEY_MAX];
         problem_key_format(&records[i].problem, key, sizeof key);
-        if (!bind_record(st, &records[i], key, now) || sqlite3_step(st) != SQLITE_DONE) {
+        const struct perfdb_record r = with_defaults(&records[i]);
+        if (!bind_record(st, &r, key, now) || sqlite3_step(st) != SQLITE_DONE) {
             say_sql(db, err, err_cap, "writing a record");
             goto fail;
         }
@@ -249,9 +469,136 @@ fail:
     return false;
 }
 
+bool perfdb_put_origin(struct perfdb *db, const struct conv_problem *p, const char *network,
+                       const char *family, const char *kind, char *err, size_t err_cap) {
+    if (db->version < 2) {
+        say(err, err_cap, "performance database %s: schema %d has no origin table", db->path,
+            db->version);
+        return false;
+    }
+    char key[CONVSEL_PROBLEM_KEY_MAX];
+    problem_key_format(p, key, sizeof key);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->sql, "INSERT OR IGNORE INTO origin VALUES(?, ?, ?, ?)", -1, &st,
+                                NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, network ? network : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, family ? family : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, kind ? kind : "", -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "writing a problem's origin");
+        return false;
+    }
+    return true;
+}
+
+bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
+                       char *err, size_t err_cap) {
+    char key[PERFDB_MACHINE_MAX + 16], value[512];
+    snprintf(key, sizeof key, "limits/%s", machine);
+    peak_format(l, value, sizeof value);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->sql, "INSERT OR REPLACE INTO meta VALUES(?, ?)", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "writing the machine's limits");
+        return false;
+    }
+    return true;
+}
+
+int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
+                      size_t err_cap) {
+    *out = (struct machine_limits){0};
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
+        SQLITE_OK) {
+        say_sql(db, err, err_cap, "reading the machine's limits");
+        return -1;
+    }
+    char key[PERFDB_MACHINE_MAX + 16];
+    snprintf(key, sizeof key, "limits/%s", machine);
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    const int rc = sqlite3_step(st);
+    int found = 0;
+    if (rc == SQLITE_ROW)
+        found = peak_parse((const char *)sqlite3_column_text(st, 0), out) ? 1 : 0;
+    else if (rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "reading the machine's limits");
+        found = -1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
 static const char *column_text(sqlite3_stmt *st, int col) {
     const unsigned char *t = sqlite3_column_text(st, col);
     return t ? (const char *)t : "";
+}
+
+int64_t perfdb_for_each_origin(struct perfdb *db, perfdb_origin_fn fn, void *ctx, char *err,
+                               size_t err_cap) {
+    if (db->version < 2)
+        return 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->sql, "SELECT problem, network, family, kind FROM origin", -1, &st,
+                           NULL) != SQLITE_OK) {
+        say_sql(db, err, err_cap, "reading origins");
+        return -1;
+    }
+    int64_t visited = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        visited++;
+        if (!fn(ctx, column_text(st, 0), column_text(st, 1), column_text(st, 2),
+                column_text(st, 3))) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "reading origins");
+        visited = -1;
+    }
+    sqlite3_finalize(st);
+    return visited;
+}
+
+/* A stored number: REAL or INTEGER only. Text such as 'abc' would read as
+ * 0.0, which is the fastest time there is. */
+static bool column_number(sqlite3_stmt *st, int col, double *out) {
+    const int type = sqlite3_column_type(st, col);
+    if (type != SQLITE_FLOAT && type != SQLITE_INTEGER)
+        return false;
+    *out = sqlite3_column_double(st, col);
+    return true;
+}
+
+/* Reads the times of a row selected as (median, min, max, runs) from
+ * column `first` on; false with the reason. */
+static bool row_times(sqlite3_stmt *st, int first, double t[3], int *runs, char *why, size_t cap) {
+    static const char *const names[3] = {"median_ms", "min_ms", "max_ms"};
+    for (int i = 0; i < 3; i++)
+        if (!column_number(st, first + i, &t[i])) {
+            say(why, cap, "%s '%.40s' is not a number", names[i], column_text(st, first + i));
+            return false;
+        }
+    if (sqlite3_column_type(st, first + 3) != SQLITE_INTEGER) {
+        say(why, cap, "runs '%.40s' is not an integer", column_text(st, first + 3));
+        return false;
+    }
+    const int64_t r = sqlite3_column_int64(st, first + 3);
+    *runs = r > INT_MAX ? INT_MAX : r < 0 ? 0 : (int)r;
+    return perfdb_times_valid(t[0], t[1], t[2], *runs, why, cap);
 }
 
 int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
@@ -269,19 +616,20 @@ int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
     int rc = sqlite3_step(st), found = 0;
     if (rc == SQLITE_ROW) {
         memset(out, 0, sizeof *out);
-        char perr[PROBLEM_ERROR_MAX];
+        char perr[PROBLEM_ERROR_MAX], why[160];
+        double t[3];
         /* The file is input like any other: a key that does not parse is an error, not a hit. */
         if (problem_key_parse(problem_key, &out->problem, perr, sizeof perr) !=
             CONVSEL_STATUS_SUCCESS) {
             say(err, err_cap, "performance database %s: problem key: %s", db->path, perr);
             found = -1;
+        } else if (!row_times(st, 1, t, &out->runs, why, sizeof why)) {
+            say(err, err_cap, "performance database %s: %s: %s", db->path, problem_key, why);
+            found = -1;
         } else {
             snprintf(out->machine, sizeof out->machine, "%s", machine);
             snprintf(out->solver, sizeof out->solver, "%s", column_text(st, 0));
-            out->median_ms = sqlite3_column_double(st, 1);
-            out->min_ms = sqlite3_column_double(st, 2);
-            out->max_ms = sqlite3_column_double(st, 3);
-            out->runs = sqlite3_column_int(st, 4);
+            out->median_ms = t[0], out->min_ms = t[1], out->max_ms = t[2];
             const int64_t ws = sqlite3_column_int64(st, 5);
             out->workspace_bytes = ws > 0 ? (size_t)ws : 0;
             out->timestamp = sqlite3_column_int64(st, 6);
@@ -313,24 +661,46 @@ int perfdb_has_problem(struct perfdb *db, const char *machine, const char *probl
     return result;
 }
 
-int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, char *err,
-                        size_t err_cap) {
+int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, struct perfdb_scan *scan,
+                        char *err, size_t err_cap) {
+    struct perfdb_scan local;
+    if (scan == NULL)
+        scan = &local;
+    *scan = (struct perfdb_scan){0};
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->sql, "SELECT machine, problem, solver, median_ms FROM perf", -1, &st,
-                           NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db->sql,
+                           "SELECT machine, problem, solver, median_ms, min_ms, max_ms, runs "
+                           "FROM perf",
+                           -1, &st, NULL) != SQLITE_OK) {
         say_sql(db, err, err_cap, "reading records");
         return -1;
     }
-    int64_t visited = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        visited++;
-        if (!fn(ctx, column_text(st, 0), column_text(st, 1), column_text(st, 2),
-                sqlite3_column_double(st, 3))) {
+        scan->rows++;
+        struct conv_problem p;
+        char why[PROBLEM_ERROR_MAX];
+        double t[3];
+        struct perfdb_row row = {.machine = column_text(st, 0),
+                                 .problem_key = column_text(st, 1),
+                                 .solver = column_text(st, 2),
+                                 .problem = &p};
+        bool valid =
+            problem_key_parse(row.problem_key, &p, why, sizeof why) == CONVSEL_STATUS_SUCCESS;
+        valid = valid && row_times(st, 3, t, &row.runs, why, sizeof why);
+        if (!valid) {
+            if (scan->invalid++ == 0)
+                snprintf(scan->first_invalid, sizeof scan->first_invalid, "%.60s %.40s: %.140s",
+                         row.problem_key, row.solver, why);
+            continue;
+        }
+        row.median_ms = t[0], row.min_ms = t[1], row.max_ms = t[2];
+        if (!fn(ctx, &row)) {
             rc = SQLITE_DONE;
             break;
         }
     }
+    int64_t visited = scan->rows;
     if (rc != SQLITE_DONE) {
         say_sql(db, err, err_cap, "reading records");
         visited = -1;
@@ -353,11 +723,19 @@ int64_t perfdb_count(struct perfdb *db, char *err, size_t err_cap) {
 }
 
 int64_t perfdb_merge_from(struct perfdb *db, const char *src_path, char *err, size_t err_cap) {
+    if (file_same(db->path, src_path)) {
+        say(err, err_cap,
+            "performance database %s: is the same file as %s (merging a database "
+            "into itself)",
+            src_path, db->path);
+        return -1;
+    }
     /* Open the source on its own first: that checks it is a convsel
-     * database of this schema and gives errors that name it. */
+     * database of a known schema, not corrupt, and gives errors that name it. */
     struct perfdb *src = perfdb_open(src_path, true, 0, err, err_cap);
     if (!src)
         return -1;
+    const int src_version = src->version;
     perfdb_close(src);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->sql, "ATTACH DATABASE ? AS src", -1, &st, NULL) != SQLITE_OK) {
@@ -372,12 +750,19 @@ int64_t perfdb_merge_from(struct perfdb *db, const char *src_path, char *err, si
             sqlite3_errmsg(db->sql));
         return -1;
     }
+    const char *copy = src_version >= 2 ? "INSERT OR REPLACE INTO main.perf(" PERF_COLUMNS_V2
+                                          ") SELECT " PERF_COLUMNS_V2 " FROM src.perf"
+                                        : "INSERT OR REPLACE INTO main.perf(" PERF_COLUMNS_V1
+                                          ") SELECT " PERF_COLUMNS_V1 " FROM src.perf";
     int64_t copied = -1;
     if (exec(db, "BEGIN IMMEDIATE", "starting the merge", err, err_cap)) {
-        if (exec(db, "INSERT OR REPLACE INTO main.perf SELECT * FROM src.perf", "merging", err,
-                 err_cap)) {
+        if (exec(db, copy, "merging", err, err_cap)) {
             copied = sqlite3_changes64(db->sql);
-            if (!exec(db, "COMMIT", "committing the merge", err, err_cap))
+            if (src_version >= 2 &&
+                !exec(db, "INSERT OR IGNORE INTO main.origin SELECT * FROM src.origin",
+                      "merging origins", err, err_cap))
+                copied = -1;
+            if (copied >= 0 && !exec(db, "COMMIT", "committing the merge", err, err_cap))
                 copied = -1;
         }
         if (copied < 0)

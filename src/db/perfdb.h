@@ -6,7 +6,14 @@
  * caller carries on without the database. Several processes may write the
  * same file at once (tuning shards): each write is one IMMEDIATE
  * transaction under a busy timeout, so writers queue instead of failing
- * with "database is locked", and no row is lost. */
+ * with "database is locked", and no row is lost.
+ *
+ * The file is input like any other: it is opened only when it is a
+ * regular file; it is written only when it is empty or a convsel database
+ * of a schema this build knows (1, upgraded in place, or 2); it is checked
+ * for corruption (PRAGMA quick_check) when opened; and every record read
+ * passes one validation (perfdb_times_valid and the key's grammar), the
+ * same for the library, `convsel eval`, `train` and `tune`. */
 #ifndef CONVSEL_DB_PERFDB_H
 #define CONVSEL_DB_PERFDB_H
 
@@ -15,16 +22,27 @@
 #include <stdint.h>
 
 #include "core/problem.h"
+#include "util/machine.h"
+#include "util/peak.h"
 
-#define PERFDB_ERROR_MAX 512
+#define PERFDB_ERROR_MAX 768
 #define PERFDB_NAME_MAX 64
-#define PERFDB_MACHINE_MAX 64
+#define PERFDB_MACHINE_MAX MACHINE_SIGNATURE_MAX
+#define PERFDB_SCHEMA_VERSION 2
+
+/* How long the library's reads wait for another process's lock: a
+ * ranking must not stall a convolution (the tools wait up to 10 s). */
+#define PERFDB_LIBRARY_BUSY_MS 100
+
+/* A measured time is valid in (0, PERFDB_MAX_MS] ms: an hour. Anything
+ * else (text, NaN, 1e308, 0) is a damaged or hand-edited row. */
+#define PERFDB_MAX_MS 3.6e6
 
 struct perfdb;
 
 /* One measurement: a solver on a problem on a machine. */
 struct perfdb_record {
-    char machine[PERFDB_MACHINE_MAX]; /* perfdb_machine_signature */
+    char machine[PERFDB_MACHINE_MAX]; /* machine_signature */
     struct conv_problem problem;      /* validated */
     char solver[PERFDB_NAME_MAX];
     double median_ms, min_ms, max_ms; /* max/min is the spread */
@@ -33,30 +51,63 @@ struct perfdb_record {
     int64_t timestamp; /* seconds since the epoch; 0 = now */
 };
 
-/* "avx512-2c-2t": vector ISA, online cores, threads the measurement used.
- * Results from one signature say nothing about another. */
-void perfdb_machine_signature(int threads, char *buf, size_t cap);
-
 /* The database path: $CONVSEL_DB, else $XDG_DATA_HOME/convsel/perf.db,
  * else $HOME/.local/share/convsel/perf.db. Returns false (with a message)
  * when none can be formed. Does not create anything. */
 bool perfdb_default_path(char *buf, size_t cap, char *err, size_t err_cap);
 
-/* Opens (creating when writable and absent) the database at path.
- * read_only opens without write access and never creates. busy_ms is how
- * long a statement waits for another process's lock (0 = the default,
- * 10 s). On failure returns NULL and a message in err. */
+/* Opens the database at path. read_only: never writes or creates; a WAL
+ * database in a directory this process cannot write is opened immutable
+ * (it cannot change under us there). Otherwise creates the file when
+ * absent, and refuses (without writing a byte) a file that is not empty
+ * and not a convsel database of a known schema. busy_ms is how long a
+ * statement waits for another process's lock (0 = 10 s). On failure
+ * returns NULL and a message in err. */
 struct perfdb *perfdb_open(const char *path, bool read_only, int busy_ms, char *err,
                            size_t err_cap);
 void perfdb_close(struct perfdb *db);
 
 /* "wal" when write-ahead logging is on, else the rollback journal mode
- * the filesystem allowed ("delete"). */
+ * the filesystem allowed ("delete"); "... (immutable)" when opened so. */
 const char *perfdb_journal_mode(const struct perfdb *db);
 
-/* Inserts or replaces n records in one transaction: all or none. */
+/* The schema version of the file (1 or 2) as opened. */
+int perfdb_schema_version(const struct perfdb *db);
+
+/* Whether (median, min, max, runs) make a valid measurement: median in
+ * (0, PERFDB_MAX_MS], min <= median <= max, runs >= 1. False with the
+ * reason in why (may be NULL). */
+bool perfdb_times_valid(double median_ms, double min_ms, double max_ms, int runs, char *why,
+                        size_t cap);
+
+/* Inserts or replaces n records in one transaction: all or none. A record
+ * that fails perfdb_times_valid, or has no solver or machine, is refused;
+ * min_ms = max_ms = 0 means "only the median is known" (stored as the
+ * median), runs = 0 one run. */
 bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, char *err,
                 size_t err_cap);
+
+/* Where a tuned problem comes from: a real layer of a network (kind
+ * "layer"), or a perturbation of one ("perturbed"). Recorded once per
+ * problem key (the first origin stays); `convsel eval` leaves families out
+ * by it. */
+bool perfdb_put_origin(struct perfdb *db, const struct conv_problem *p, const char *network,
+                       const char *family, const char *kind, char *err, size_t err_cap);
+
+/* Calls fn(ctx, key, network, family, kind) for every origin row; returns
+ * the rows visited or -1. A schema 1 file has none. */
+typedef bool (*perfdb_origin_fn)(void *ctx, const char *problem_key, const char *network,
+                                 const char *family, const char *kind);
+int64_t perfdb_for_each_origin(struct perfdb *db, perfdb_origin_fn fn, void *ctx, char *err,
+                               size_t err_cap);
+
+/* The machine's limits (util/peak.h) measured when `machine` was tuned,
+ * kept in the meta table as "limits/<machine>". put replaces; get returns
+ * 1 found, 0 not there (or malformed: not used), -1 error. */
+bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
+                       char *err, size_t err_cap);
+int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
+                      size_t err_cap);
 
 /* The fastest solver recorded for this problem key on this machine.
  * Returns 1 found, 0 not found, -1 error (message in err). */
@@ -68,19 +119,37 @@ int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
 int perfdb_has_problem(struct perfdb *db, const char *machine, const char *problem_key, char *err,
                        size_t err_cap);
 
-/* Calls fn for every record (machine, problem key, solver, median ms),
- * in no particular order; stops early when fn returns false. Returns the
- * number of records visited, or -1 on error. */
-typedef bool (*perfdb_visit_fn)(void *ctx, const char *machine, const char *problem_key,
-                                const char *solver, double median_ms);
-int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, char *err,
-                        size_t err_cap);
+/* One valid record as perfdb_for_each gives it. */
+struct perfdb_row {
+    const char *machine, *problem_key, *solver;
+    const struct conv_problem *problem; /* the key, parsed */
+    double median_ms, min_ms, max_ms;
+    int runs;
+};
+
+/* What a scan found besides the valid records. */
+struct perfdb_scan {
+    int64_t rows;            /* every record in the file */
+    int64_t invalid;         /* refused: a key that does not parse, or invalid times */
+    char first_invalid[256]; /* the first one, described */
+};
+
+/* Calls fn for every valid record, in no particular order; stops early
+ * when fn returns false. scan (may be NULL) counts the rest. Returns the
+ * number of records read, or -1 on error. */
+typedef bool (*perfdb_visit_fn)(void *ctx, const struct perfdb_row *row);
+int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, struct perfdb_scan *scan,
+                        char *err, size_t err_cap);
 
 /* Number of records, or -1 on error. */
 int64_t perfdb_count(struct perfdb *db, char *err, size_t err_cap);
 
-/* Copies every record of the database at src_path into db (replacing
- * equal keys) in one transaction; returns the rows copied or -1. */
+/* Copies every record (and origin) of the database at src_path into db
+ * (replacing equal keys) in one transaction; returns the rows copied or
+ * -1. The same file as db's own (by identity, not name) is refused. */
 int64_t perfdb_merge_from(struct perfdb *db, const char *src_path, char *err, size_t err_cap);
+
+/* The path db was opened with. */
+const char *perfdb_path(const struct perfdb *db);
 
 #endif

@@ -1,4 +1,5 @@
 /* db_snapshot.c -- the read-once database snapshot (see db_snapshot.h).
+ * Which records count is measurement.c's rule, shared with the trainer.
  *
  * The database is optional: a missing default file is normal (nothing was
  * tuned) and silent; a file that is named by CONVSEL_DB but missing, or
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "db/perfdb.h"
-#include "solvers/solver.h"
+#include "heur/measurement.h"
 
 #define MAX_ENTRIES (4u << 20)
 
@@ -28,18 +29,16 @@ static struct {
 static pthread_once_t snap_once = PTHREAD_ONCE_INIT;
 
 struct loader {
-    size_t cap, dropped;
+    size_t cap;
+    struct measurement_counts counts;
     bool out_of_memory;
 };
 
-static bool keep(void *ctx, const char *machine, const char *key, const char *solver,
-                 double median_ms) {
+static bool keep(void *ctx, const struct perfdb_row *row) {
     struct loader *l = ctx;
-    const int id = solver_find(solver);
-    if (id < 0 || !isfinite(median_ms) || median_ms < 0) {
-        l->dropped++;
+    const int id = measurement_solver(row, &l->counts);
+    if (id < 0)
         return true;
-    }
     if (snap.count == l->cap) {
         const size_t cap = l->cap ? 2 * l->cap : 1024;
         struct db_entry *grown =
@@ -50,14 +49,14 @@ static bool keep(void *ctx, const char *machine, const char *key, const char *so
         }
         snap.entries = grown, l->cap = cap;
     }
-    char *m = strdup(machine), *k = strdup(key);
+    char *m = strdup(row->machine), *k = strdup(row->problem_key);
     if (!m || !k) {
         free(m);
         free(k);
         l->out_of_memory = true;
         return false;
     }
-    snap.entries[snap.count++] = (struct db_entry){m, k, id, median_ms};
+    snap.entries[snap.count++] = (struct db_entry){m, k, id, row->median_ms};
     return true;
 }
 
@@ -94,9 +93,12 @@ static void load(void) {
                     path);
         return;
     }
-    struct perfdb *db = perfdb_open(path, true, 0, err, sizeof err);
+    /* A short busy timeout: the first ranking must not wait 10 s for a
+     * writer holding a rollback journal's lock; it ranks without the file. */
+    struct perfdb *db = perfdb_open(path, true, PERFDB_LIBRARY_BUSY_MS, err, sizeof err);
     struct loader l = {0};
-    const int64_t read = db ? perfdb_for_each(db, keep, &l, err, sizeof err) : -1;
+    struct perfdb_scan scan;
+    const int64_t read = db ? perfdb_for_each(db, keep, &l, &scan, err, sizeof err) : -1;
     perfdb_close(db);
     if (read < 0 || l.out_of_memory) {
         drop_all();
@@ -106,12 +108,12 @@ static void load(void) {
         fprintf(stderr, "convsel: warning: %s; ranking without it\n", err);
         return;
     }
+    measurement_counts_add_scan(&l.counts, &scan);
     if (snap.count > 0) /* qsort wants a valid pointer even for 0 elements */
         qsort(snap.entries, snap.count, sizeof *snap.entries, by_key_then_time);
-    snprintf(snap.status, sizeof snap.status, "%s: %zu records", path, snap.count);
-    if (l.dropped)
-        snprintf(snap.status + strlen(snap.status), sizeof snap.status - strlen(snap.status),
-                 " (%zu of unknown solvers or invalid times ignored)", l.dropped);
+    char counts[512];
+    measurement_counts_describe(&l.counts, counts, sizeof counts);
+    snprintf(snap.status, sizeof snap.status, "%s: %s", path, counts);
 }
 
 size_t db_snapshot_find(const char *machine, const char *problem_key,

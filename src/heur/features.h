@@ -15,6 +15,7 @@
 
 #include "core/problem.h"
 #include "solvers/solver.h"
+#include "util/peak.h"
 
 #define FEATURE_COUNT 23
 #define METADATA_ERROR_MAX 256
@@ -36,11 +37,33 @@ void feature_stats_compute(const float *rows, size_t n, struct feature_stats *s)
 /* (x - mean) / std, in place. */
 void features_normalize(float f[FEATURE_COUNT], const struct feature_stats *s);
 
+/* The range of each raw feature over the training problems: a problem
+ * outside it is one the model extrapolates to (heur/policy.c). */
+struct feature_bounds {
+    bool present; /* false: metadata written before bounds existed */
+    float min[FEATURE_COUNT], max[FEATURE_COUNT];
+};
+
+/* What the machine can do (struct machine_limits, util/peak.h), measured
+ * when it was tuned: no estimate may be below flops / peak or bytes /
+ * bandwidth. */
+
+/* Kinds of problem for the safe pick (heur/policy.h): dense, grouped,
+ * depthwise. */
+#define PROBLEM_KINDS 3
+extern const char *const problem_kind_names[PROBLEM_KINDS];
+
 struct model_metadata {
     struct feature_stats stats;
     int num_solvers;
     char solver_names[SOLVER_MAX][METADATA_NAME_MAX]; /* model output i -> solver name */
     char target[METADATA_NAME_MAX]; /* machine signature trained on, e.g. avx512-2c-2t */
+    struct feature_bounds bounds;
+    struct machine_limits limits;
+    /* Per kind, model outputs by their 99th-percentile regret on the
+     * training problems of that kind, mildest first (optional: count 0). */
+    int safe_count[PROBLEM_KINDS];
+    int safe[PROBLEM_KINDS][SOLVER_MAX];
 };
 
 /* The metadata as JSON text (malloc'd; NULL when out of memory). */
@@ -49,7 +72,10 @@ char *metadata_to_json(const struct model_metadata *m);
 /* Parses metadata. Refuses (false, with a message naming the key) JSON
  * that is malformed, lacks a key, has a feature list other than
  * feature_names in this order ("another feature layout"), a non-positive
- * std, or solver indices that are not exactly 0..num_solvers-1. */
+ * std, or solver indices that are not exactly 0..num_solvers-1. "bounds"
+ * and "limits" are optional (older models have neither: bounds.present
+ * and limits.present are then false); when present they must be complete,
+ * finite and ordered (min <= max, sizes and bandwidths > 0). */
 bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, char *err,
                         size_t err_cap);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "heur/features.h"
-#include "nn/json_util.h"
+#include "util/json.h"
 
 static bool fail(char *err, size_t cap, const char *fmt, ...) {
     va_list ap;
@@ -36,6 +36,34 @@ char *metadata_to_json(const struct model_metadata *m) {
     for (int f = 0; f < FEATURE_COUNT; f++) {
         cJSON_AddNumberToObject(mean, feature_names[f], m->stats.mean[f]);
         cJSON_AddNumberToObject(std, feature_names[f], m->stats.std[f]);
+    }
+    if (m->bounds.present) {
+        cJSON *bounds = cJSON_AddObjectToObject(root, "bounds");
+        cJSON *lo = cJSON_AddObjectToObject(bounds, "min");
+        cJSON *hi = cJSON_AddObjectToObject(bounds, "max");
+        for (int f = 0; f < FEATURE_COUNT; f++) {
+            cJSON_AddNumberToObject(lo, feature_names[f], m->bounds.min[f]);
+            cJSON_AddNumberToObject(hi, feature_names[f], m->bounds.max[f]);
+        }
+    }
+    if (m->limits.present) {
+        cJSON *limits = cJSON_AddObjectToObject(root, "limits");
+        cJSON_AddNumberToObject(limits, "peak_gflops", m->limits.peak_gflops);
+        cJSON *levels = cJSON_AddArrayToObject(limits, "bandwidth");
+        for (int i = 0; i < m->limits.levels; i++) {
+            cJSON *level = cJSON_CreateObject();
+            cJSON_AddNumberToObject(level, "bytes", m->limits.level_bytes[i]);
+            cJSON_AddNumberToObject(level, "gbs", m->limits.level_gbs[i]);
+            cJSON_AddItemToArray(levels, level);
+        }
+    }
+    if (m->safe_count[0] || m->safe_count[1] || m->safe_count[2]) {
+        cJSON *safe = cJSON_AddObjectToObject(root, "safe");
+        for (int k = 0; k < PROBLEM_KINDS; k++) {
+            cJSON *list = cJSON_AddArrayToObject(safe, problem_kind_names[k]);
+            for (int i = 0; i < m->safe_count[k]; i++)
+                cJSON_AddItemToArray(list, cJSON_CreateString(m->solver_names[m->safe[k][i]]));
+        }
     }
     cJSON_AddNumberToObject(root, "num_inputs", FEATURE_COUNT);
     cJSON_AddNumberToObject(root, "num_outputs", m->num_solvers);
@@ -127,6 +155,91 @@ static bool read_solvers(const cJSON *root, struct model_metadata *m, char *err,
     return true;
 }
 
+static bool finite_number(const cJSON *v, double lo, double hi) {
+    return cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi;
+}
+
+/* "bounds": {"min": {feature: v}, "max": {feature: v}}, optional. */
+static bool read_bounds(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
+    const cJSON *bounds = path(root, "bounds", NULL, NULL, NULL);
+    if (bounds == NULL)
+        return true;
+    const cJSON *lo = path(bounds, "min", NULL, NULL, NULL);
+    const cJSON *hi = path(bounds, "max", NULL, NULL, NULL);
+    for (int f = 0; f < FEATURE_COUNT; f++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(lo, feature_names[f]);
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(hi, feature_names[f]);
+        if (!finite_number(a, -1e30, 1e30) || !finite_number(b, -1e30, 1e30) ||
+            a->valuedouble > b->valuedouble)
+            return fail(err, cap,
+                        "metadata: bounds.{min,max}.%s: missing, not a number, or min > max",
+                        feature_names[f]);
+        m->bounds.min[f] = (float)a->valuedouble;
+        m->bounds.max[f] = (float)b->valuedouble;
+    }
+    m->bounds.present = true;
+    return true;
+}
+
+/* "limits": {"peak_gflops": P, "bandwidth": [{"bytes": B, "gbs": G}, ...]}, optional. */
+static bool read_limits(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
+    const cJSON *limits = path(root, "limits", NULL, NULL, NULL);
+    if (limits == NULL)
+        return true;
+    const cJSON *peak = path(limits, "peak_gflops", NULL, NULL, NULL);
+    const cJSON *levels = path(limits, "bandwidth", NULL, NULL, NULL);
+    if (!finite_number(peak, 1e-3, 1e9))
+        return fail(err, cap, "metadata: limits.peak_gflops must be a number in (0, 1e9]");
+    if (!cJSON_IsArray(levels) || cJSON_GetArraySize(levels) < 1 ||
+        cJSON_GetArraySize(levels) > LIMITS_LEVELS_MAX)
+        return fail(err, cap, "metadata: limits.bandwidth must be an array of 1..%d levels",
+                    LIMITS_LEVELS_MAX);
+    m->limits.peak_gflops = peak->valuedouble;
+    m->limits.levels = 0;
+    for (const cJSON *l = levels->child; l; l = l->next) {
+        const cJSON *bytes = path(l, "bytes", NULL, NULL, NULL);
+        const cJSON *gbs = path(l, "gbs", NULL, NULL, NULL);
+        const int i = m->limits.levels;
+        if (!finite_number(bytes, 1, 1e15) || !finite_number(gbs, 1e-3, 1e9) ||
+            (i > 0 && bytes->valuedouble <= m->limits.level_bytes[i - 1]))
+            return fail(err, cap,
+                        "metadata: limits.bandwidth[%d]: bytes and gbs must be positive numbers, "
+                        "bytes increasing",
+                        i);
+        m->limits.level_bytes[i] = bytes->valuedouble;
+        m->limits.level_gbs[i] = gbs->valuedouble;
+        m->limits.levels++;
+    }
+    m->limits.present = true;
+    return true;
+}
+
+const char *const problem_kind_names[PROBLEM_KINDS] = {"dense", "grouped", "depthwise"};
+
+/* "safe": {"dense": [solver names], ...}, optional; after read_solvers. */
+static bool read_safe(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
+    const cJSON *safe = path(root, "safe", NULL, NULL, NULL);
+    if (safe == NULL)
+        return true;
+    for (int k = 0; k < PROBLEM_KINDS; k++) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(safe, problem_kind_names[k]);
+        if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > m->num_solvers)
+            return fail(err, cap, "metadata: safe.%s must be a list of at most %d solver names",
+                        problem_kind_names[k], m->num_solvers);
+        for (const cJSON *e = list->child; e; e = e->next) {
+            int i = 0;
+            while (i < m->num_solvers &&
+                   !(cJSON_IsString(e) && strcmp(e->valuestring, m->solver_names[i]) == 0))
+                i++;
+            if (i == m->num_solvers)
+                return fail(err, cap, "metadata: safe.%s names %.40s, not one of the solvers",
+                            problem_kind_names[k], cJSON_IsString(e) ? e->valuestring : "(?)");
+            m->safe[k][m->safe_count[k]++] = i;
+        }
+    }
+    return true;
+}
+
 bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, char *err,
                         size_t err_cap) {
     memset(m, 0, sizeof *m);
@@ -134,7 +247,9 @@ bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, 
     if (!root)
         return false;
     bool ok = cJSON_IsObject(root) ? true : fail(err, err_cap, "metadata: not a JSON object");
-    ok = ok && read_features(root, m, err, err_cap) && read_solvers(root, m, err, err_cap);
+    ok = ok && read_features(root, m, err, err_cap) && read_solvers(root, m, err, err_cap) &&
+         read_bounds(root, m, err, err_cap) && read_limits(root, m, err, err_cap) &&
+         read_safe(root, m, err, err_cap);
     const cJSON *target = path(root, "target", NULL, NULL, NULL);
     if (ok && (!cJSON_IsString(target) || strlen(target->valuestring) >= METADATA_NAME_MAX))
         ok = fail(err, err_cap, "metadata: target must be a machine signature string");

@@ -16,32 +16,38 @@ struct ranking {
 };
 
 static void add(struct ranking *r, const struct conv_problem *p, int id, double ms,
-                convsel_ranking_source_t source) {
+                convsel_ranking_source_t source, bool extrapolated) {
     if (r->n >= r->max || id < 0 || id >= solver_count() || r->taken[id] ||
         !solver_get(id)->is_applicable(p, NULL))
         return;
     r->taken[id] = true;
-    r->out[r->n++] = (struct heur_choice){id, ms, source};
+    r->out[r->n++] = (struct heur_choice){id, ms, source, extrapolated};
 }
 
 /* The rules' order: their pick, every other applicable solver, the reference. */
 static void add_rules(struct ranking *r, const struct conv_problem *p) {
-    add(r, p, heur_rules_solver(p), -1, CONVSEL_RANKED_BY_RULES);
+    add(r, p, heur_rules_solver(p), -1, CONVSEL_RANKED_BY_RULES, false);
     const int ref = solver_reference_id();
     for (int id = 0; id < solver_count(); id++)
         if (id != ref)
-            add(r, p, id, -1, CONVSEL_RANKED_BY_RULES);
-    add(r, p, ref, -1, CONVSEL_RANKED_BY_RULES);
+            add(r, p, id, -1, CONVSEL_RANKED_BY_RULES, false);
+    add(r, p, ref, -1, CONVSEL_RANKED_BY_RULES, false);
 }
 
-/* The model's predictions, fastest first. */
-static void add_model(struct ranking *r, const struct conv_problem *p, int threads) {
+/* The model's predictions, through the policy. */
+static void add_model(struct ranking *r, const struct conv_problem *p, int threads,
+                      struct heur_info *info) {
     const struct ranking_model *m = ranking_model_get();
-    double ms[SOLVER_MAX];
-    int order[SOLVER_MAX];
-    const int n = m ? ranking_model_rank(m, p, threads, order, ms) : 0;
-    for (int i = 0; i < n; i++)
-        add(r, p, order[i], ms[order[i]], CONVSEL_RANKED_BY_MODEL);
+    struct policy_ranking pr;
+    if (m == NULL || !ranking_model_rank(m, p, threads, &pr))
+        return;
+    info->model = pr.n > 0;
+    info->extrapolating = pr.extrapolating;
+    info->feature = pr.feature;
+    info->value = pr.value;
+    info->unsure = pr.unsure;
+    for (int i = 0; i < pr.n; i++)
+        add(r, p, pr.order[i], pr.ms[pr.order[i]], CONVSEL_RANKED_BY_MODEL, pr.extrapolating);
 }
 
 int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int max) {
@@ -50,21 +56,27 @@ int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int m
     return r.n;
 }
 
-int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max) {
+int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max,
+              struct heur_info *info) {
+    struct heur_info local;
+    if (info == NULL)
+        info = &local;
+    *info = (struct heur_info){.feature = -1};
     struct ranking r = {.out = out, .max = max};
-    char machine[PERFDB_MACHINE_MAX], key[256];
-    perfdb_machine_signature(threads, machine, sizeof machine);
+    char machine[PERFDB_MACHINE_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
+    machine_signature(threads, machine, sizeof machine);
     problem_key_format(p, key, sizeof key);
     const struct db_entry *e = NULL;
     const size_t measured = db_snapshot_find(machine, key, &e);
     for (size_t i = 0; i < measured; i++)
-        add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE);
-    add_model(&r, p, threads);
+        add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE, false);
+    info->measured = r.n > 0;
+    add_model(&r, p, threads, info);
     add_rules(&r, p);
     return r.n;
 }
 
 int heur_select_solver(const struct conv_problem *p, int threads) {
     struct heur_choice first;
-    return heur_rank(p, threads, &first, 1) == 1 ? first.solver : solver_reference_id();
+    return heur_rank(p, threads, &first, 1, NULL) == 1 ? first.solver : solver_reference_id();
 }

@@ -13,8 +13,8 @@
 #include "heur/model_cache.h"
 #include "nn/model.h"
 #include "util/cpu.h"
+#include "util/env.h"
 #include "util/file.h"
-#include "util/stats.h"
 
 #ifndef CONVSEL_DEFAULT_MODEL_DIR
 #define CONVSEL_DEFAULT_MODEL_DIR ""
@@ -29,15 +29,14 @@ struct ranking_model {
 static struct {
     const char *dir;    /* NULL: no model directory */
     const char *target; /* the model this CPU runs: its ISA's name */
-    bool disabled;      /* CONVSEL_AI_HEUR=0 */
+    bool disabled;      /* CONVSEL_AI_HEUR=0 (or false, off, no) */
     bool from_env;      /* dir is CONVSEL_MODEL_DIR, not the built-in default */
 } env;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static atomic_bool warned;
 
 static void read_env(void) {
-    const char *heur = getenv("CONVSEL_AI_HEUR");
-    env.disabled = heur && strcmp(heur, "0") == 0;
+    env.disabled = !env_bool("CONVSEL_AI_HEUR", true);
     const char *dir = getenv("CONVSEL_MODEL_DIR");
     env.from_env = dir != NULL;
     if (!dir)
@@ -59,12 +58,14 @@ struct ranking_model *ranking_model_open(const char *dir, const char *target, ch
     struct ranking_model *m = calloc(1, sizeof *m);
     size_t len = 0;
     char *text = NULL;
-    if (m)
-        file_read_all(path, (64u << 20) - 1, &text, &len);
-    char why[METADATA_ERROR_MAX > NN_ERROR_MAX ? METADATA_ERROR_MAX : NN_ERROR_MAX];
+    char why[FILE_ERROR_MAX > NN_ERROR_MAX ? FILE_ERROR_MAX : NN_ERROR_MAX];
+    if (m == NULL)
+        snprintf(why, sizeof why, "out of memory");
+    else
+        file_read_all(path, (64u << 20) - 1, &text, &len, why, sizeof why);
     bool ok = text != NULL;
     if (!ok)
-        snprintf(err, cap, "%s: cannot read", path);
+        snprintf(err, cap, "%s", why);
     else if (!(ok = metadata_from_json(text, len, &m->meta, why, sizeof why)))
         snprintf(err, cap, "%s: %s", path, why);
     else if (!(ok = strcmp(m->meta.target, target) == 0))
@@ -119,45 +120,48 @@ const struct ranking_model *ranking_model_get(void) {
     const struct cache_entry *e = entry();
     if (e && e->status != CACHE_OK && !atomic_exchange(&warned, true))
         fprintf(stderr, "convsel: warning: ranking model not used: %s\n", e->error);
-    return e && e->status == CACHE_OK ? e->value : NULL;
+    const struct ranking_model *m = e && e->status == CACHE_OK ? e->value : NULL;
+    if (m && !m->meta.bounds.present && !atomic_exchange(&warned, true))
+        fprintf(stderr,
+                "convsel: warning: the ranking model's metadata has no feature bounds (trained "
+                "before they existed): extrapolation is not detected\n");
+    return m;
 }
 
-int ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
-                          double ms[SOLVER_MAX]) {
+bool ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                           double log2_ms[SOLVER_MAX]) {
     float features[FEATURE_COUNT], out[SOLVER_MAX];
     features_of(p, threads, features);
     features_normalize(features, &m->meta.stats);
     const size_t scratch_bytes = nn_model_scratch_bytes(m->net);
     void *scratch = malloc(scratch_bytes + sizeof(float));
     if (!scratch)
-        return -1;
+        return false;
     const float *in[1] = {features};
     float *outs[1] = {out};
     const enum nn_status st = nn_model_predict(m->net, in, outs, scratch, scratch_bytes, NULL, 0);
     free(scratch);
     if (st != NN_OK)
-        return -1;
-    int n = 0;
+        return false;
     for (int id = 0; id < SOLVER_MAX; id++)
-        ms[id] = -1;
+        log2_ms[id] = NAN;
     for (int i = 0; i < m->meta.num_solvers; i++)
-        if (m->solver_id[i] >= 0 && isfinite(out[i])) {
-            ms[m->solver_id[i]] = exp2((double)out[i]);
-            n++;
-        }
-    return n;
+        if (m->solver_id[i] >= 0 && isfinite(out[i]))
+            log2_ms[m->solver_id[i]] = out[i];
+    return true;
 }
 
-int ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
-                       int order[SOLVER_MAX], double ms[SOLVER_MAX]) {
-    if (ranking_model_predict(m, p, threads, ms) < 0)
-        return -1;
-    int n = 0;
-    for (int id = 0; id < SOLVER_MAX; id++)
-        if (ms[id] >= 0)
-            order[n++] = id;
-    stats_order_by_time(ms, order, n);
-    return n;
+bool ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                        struct policy_ranking *out) {
+    double log2_ms[SOLVER_MAX];
+    if (!ranking_model_predict(m, p, threads, log2_ms))
+        return false;
+    policy_rank(&m->meta, p, threads, log2_ms, out);
+    return true;
+}
+
+const struct model_metadata *ranking_model_metadata(const struct ranking_model *m) {
+    return &m->meta;
 }
 
 void ranking_model_status(char *buf, size_t cap) {
@@ -172,8 +176,11 @@ void ranking_model_status(char *buf, size_t cap) {
         return;
     }
     const struct cache_entry *e = entry();
-    if (e && e->status == CACHE_OK)
-        snprintf(buf, cap, "%s/%s.tn.model", env.dir, env.target);
-    else
+    if (e && e->status == CACHE_OK) {
+        const struct ranking_model *m = e->value;
+        snprintf(buf, cap, "%s/%s.tn.model%s%s", env.dir, env.target,
+                 m->meta.bounds.present ? "" : " (no feature bounds: extrapolation not detected)",
+                 m->meta.limits.present ? "" : " (no machine limits: estimates not floored)");
+    } else
         snprintf(buf, cap, "not used: %s", e ? e->error : "no cache entry");
 }

@@ -16,6 +16,7 @@
 
 #include "core/problem.h"
 #include "heur/features.h"
+#include "heur/policy.h"
 
 struct ranking_model;
 
@@ -29,19 +30,22 @@ struct ranking_model *ranking_model_open(const char *dir, const char *target, ch
                                          size_t cap);
 void ranking_model_close(struct ranking_model *m);
 
-/* Predicted time in ms per registry solver id for p on `threads` threads;
- * ms[id] < 0 for solvers the model does not know. Returns the number of
- * solvers predicted, or -1 when the prediction failed. */
-int ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
-                          double ms[SOLVER_MAX]);
+/* The model's raw prediction for p on `threads` threads: log2 of the
+ * time in ms per registry id, NAN for solvers the model (or this build)
+ * lacks. False when the prediction failed. */
+bool ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                           double log2_ms[SOLVER_MAX]);
 
-/* The solvers the model knows, fastest predicted first: their registry ids
- * in order[], their predicted times in ms[id] (ms[id] < 0 for the others).
- * Returns how many, or -1 when the prediction failed. */
-int ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
-                       int order[SOLVER_MAX], double ms[SOLVER_MAX]);
+/* The prediction through the policy (heur/policy.h): applicable solvers,
+ * floored estimates, extrapolation and the safe pick. False when the
+ * prediction failed. */
+bool ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
+                        struct policy_ranking *out);
 
-/* One line for the CLI: the model file in use, or why there is none. */
+const struct model_metadata *ranking_model_metadata(const struct ranking_model *m);
+
+/* One line for the CLI: the model file in use (and what its metadata
+ * lacks: bounds, limits), or why there is none. */
 void ranking_model_status(char *buf, size_t cap);
 
 #endif

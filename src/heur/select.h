@@ -15,14 +15,28 @@ struct heur_choice {
     int solver;                      /* registry id */
     double time_ms;                  /* estimate; < 0 when the source has none */
     convsel_ranking_source_t source; /* where this entry's place came from */
+    bool extrapolated;               /* a model estimate for a problem outside its training range */
+};
+
+/* What the model said about the problem, for callers that act on it
+ * (hybrid find mode, the CLI's explanation). */
+struct heur_info {
+    bool measured;      /* the database holds this problem for this machine */
+    bool model;         /* the model ranked it */
+    bool extrapolating; /* outside the model's training range (feature, value) */
+    int feature;
+    float value;
+    bool unsure; /* extrapolating, or the model's first two within POLICY_UNSURE_MARGIN */
 };
 
 /* Writes up to max choices for p (measured on `threads` threads), best
  * first: measured solvers fastest first, then the model's predictions
- * fastest first, then the rules' pick, then every
- * other applicable solver in registry order, the reference last. Returns
- * the number written (>= 1 when max >= 1: the reference always applies). */
-int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max);
+ * fastest first (heur/policy.h: floored, the safe pick first when it
+ * extrapolates), then the rules' pick, then every other applicable solver
+ * in registry order, the reference last. Returns the number written (>= 1
+ * when max >= 1: the reference always applies). info may be NULL. */
+int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max,
+              struct heur_info *info);
 
 /* The rules' ranking alone, as heur_rank would give it for a problem the
  * database does not hold (convsel eval measures the rules with it). */

@@ -4,6 +4,7 @@
 #define CONVSEL_NN_JSON_UTIL_H
 
 #include "nn/internal.h"
+#include "util/json.h"
 
 /* Each returns NN_OK, or NN_ERR_FORMAT naming `layer` and `key`. A missing
  * key (or null) gives the default when `required` is false. */
@@ -19,9 +20,5 @@ enum nn_status json_get_string(const cJSON *obj, const char *key, bool required,
 /* An int or a list of ints (1..NN_MAX_RANK), e.g. an `axis` setting. */
 enum nn_status json_get_int_list(const cJSON *obj, const char *key, bool required, int dflt,
                                  int *out, int *n_out, const char *layer, char *err, size_t cap);
-
-/* Parses `json` (len bytes) with cJSON; see json_util.c for why this is
- * serialized. Returns NULL with a message on malformed JSON. */
-cJSON *json_parse(const char *json, size_t len, char *err, size_t cap);
 
 #endif

@@ -417,16 +417,13 @@ enum nn_status nn_model_load_file(const char *path, const struct nn_load_options
         *model_out = NULL;
     char *buf = NULL;
     size_t size = 0;
-    switch (file_read_all(path, NN_LIMIT_FILE_BYTES, &buf, &size)) {
+    char why[FILE_ERROR_MAX];
+    switch (file_read_all(path, NN_LIMIT_FILE_BYTES, &buf, &size, why, sizeof why)) {
     case FILE_READ_OK: break;
     case FILE_READ_CANNOT_OPEN:
-        return nn_fail(err, cap, NN_ERR_IO, "cannot open %.200s", path ? path : "(null)");
-    case FILE_READ_TOO_LARGE:
-        return nn_fail(err, cap, NN_ERR_FORMAT, "%.200s: %zu bytes exceeds the limit of %u", path,
-                       size, NN_LIMIT_FILE_BYTES);
-    case FILE_READ_NO_MEMORY:
-        return nn_fail(err, cap, NN_ERR_NOMEM, "out of memory reading %.200s", path);
-    case FILE_READ_IO_ERROR: return nn_fail(err, cap, NN_ERR_IO, "cannot read %.200s", path);
+    case FILE_READ_IO_ERROR: return nn_fail(err, cap, NN_ERR_IO, "%s", why);
+    case FILE_READ_TOO_LARGE: return nn_fail(err, cap, NN_ERR_FORMAT, "%s", why);
+    case FILE_READ_NO_MEMORY: return nn_fail(err, cap, NN_ERR_NOMEM, "%s", why);
     }
     const enum nn_status st = nn_model_load_memory(buf, size, options, model_out, err, cap);
     free(buf);

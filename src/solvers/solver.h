@@ -39,6 +39,10 @@ struct solver {
     /* Largest accepted max|y - ref| / max|ref| against the reference solver.
      * Each solver file states why its value is what it is. */
     double tolerance;
+    /* The multiply-adds it performs as a fraction of the nominal ones (0
+     * means 1): below 1 for Winograd. Time estimates are floored at
+     * flops x this / the machine's peak (heur/policy.h). */
+    double work_fraction;
     /* True when the solver can run p; otherwise *reason (if non-NULL) gets a
      * static text saying why not. */
     bool (*is_applicable)(const struct conv_problem *p, const char **reason);

@@ -1,7 +1,10 @@
 /* cpu.c -- see cpu.h. */
 #include "util/cpu.h"
 
+#include <pthread.h>
 #include <string.h>
+
+#include "util/env.h"
 
 bool cpu_supports(enum cpu_isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -24,14 +27,29 @@ const void *cpu_variant(const void *const variants[3], enum cpu_isa isa) {
 }
 
 const void *cpu_best_variant(const void *const variants[3]) {
-    for (int isa = CPU_AVX512; isa >= CPU_GENERIC; isa--)
+    for (int isa = cpu_best_isa(); isa >= CPU_GENERIC; isa--)
         if (variants[isa] != NULL && cpu_supports((enum cpu_isa)isa))
             return variants[isa];
     return NULL;
 }
 
+/* CONVSEL_ISA=generic|avx2|avx512 caps the level (tests run the AVX2 and
+ * generic kernels on an AVX-512 machine with it); a level this CPU lacks
+ * is never chosen, whatever the variable says. */
+static enum cpu_isa best;
+static pthread_once_t best_once = PTHREAD_ONCE_INIT;
+
+static void find_best(void) {
+    best = cpu_supports(CPU_AVX512) ? CPU_AVX512 : cpu_supports(CPU_AVX2) ? CPU_AVX2 : CPU_GENERIC;
+    static const char *const words[] = {"generic", "avx2", "avx512"};
+    const int cap = env_choice("CONVSEL_ISA", words, 3, (int)best);
+    if (cap < (int)best)
+        best = (enum cpu_isa)cap;
+}
+
 enum cpu_isa cpu_best_isa(void) {
-    return cpu_supports(CPU_AVX512) ? CPU_AVX512 : cpu_supports(CPU_AVX2) ? CPU_AVX2 : CPU_GENERIC;
+    pthread_once(&best_once, find_best);
+    return best;
 }
 
 static const char *const names[] = {"generic", "avx2", "avx512"};

@@ -22,7 +22,8 @@ bool cpu_supports(enum cpu_isa isa);
 #define CPU_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
 #endif
 
-/* The best level this CPU supports. */
+/* The best level this CPU supports, capped by CONVSEL_ISA=generic|avx2
+ * (for tests of the lower levels; never above what the CPU runs). */
 enum cpu_isa cpu_best_isa(void);
 
 /* "generic", "avx2", "avx512" */

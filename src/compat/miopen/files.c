@@ -9,8 +9,8 @@
 
 #include "heur/model_cache.h"
 #include "heur/model_loader.h"
-#include "nn/json_util.h"
 #include "util/file.h"
+#include "util/json.h"
 
 static void kind_for(const char *dir, const char *kind, char *out, size_t cap) {
     uint32_t h = 2166136261u;
@@ -44,12 +44,8 @@ static bool load_metadata(void *arg, const struct cache_key *key, void **out,
     const struct metadata_ctx *ctx = arg;
     char *text = NULL;
     size_t size = 0;
-    const enum file_read_status rs = file_read_all(ctx->path, (1 << 24) - 1, &text, &size);
-    if (rs != FILE_READ_OK) {
-        snprintf(err, cap, "%s %s", rs == FILE_READ_CANNOT_OPEN ? "cannot open" : "cannot read",
-                 ctx->path);
+    if (file_read_all(ctx->path, (1 << 24) - 1, &text, &size, err, cap) != FILE_READ_OK)
         return false;
-    }
     char perr[256];
     cJSON *root = json_parse(text, size, perr, sizeof perr);
     free(text);

@@ -1,6 +1,6 @@
-/* train_mlp.c -- see train_mlp.h. Plain loops: the networks are tiny
+/* mlp.c -- see mlp.h. Plain loops: the networks are tiny
  * (thousands of weights) and a training run takes seconds. */
-#include "train_mlp.h"
+#include "train/mlp.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* dataset.c -- see dataset.h. */
-#include "dataset.h"
+#include "train/dataset.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -7,32 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "heur/select.h"
-#include "problem_csv.h"
+#include "util/machine.h"
 
 struct raw {
     char *machine, *key;
     int solver;
-    double ms;
+    double ms, min_ms;
 };
 
 struct loader {
     struct raw *v;
-    size_t n, cap, ignored;
+    size_t n, cap;
     const char *machine;
+    struct measurement_counts counts;
     bool out_of_memory;
 };
 
-static bool keep(void *ctx, const char *machine, const char *key, const char *solver, double ms) {
+static bool keep(void *ctx, const struct perfdb_row *row) {
     struct loader *l = ctx;
-    if (l->machine && strcmp(machine, l->machine) != 0)
+    if (l->machine && strcmp(row->machine, l->machine) != 0)
         return true;
-    const int id = solver_find(solver);
-    if (id < 0 || !(ms > 0) || !isfinite(ms) || strlen(key) >= CONVSEL_PROBLEM_KEY_MAX) {
-        l->ignored++;
+    const int id = measurement_solver(row, &l->counts);
+    if (id < 0)
         return true;
-    }
     if (l->n == l->cap) {
         const size_t cap = l->cap ? 2 * l->cap : 4096;
         struct raw *grown = realloc(l->v, cap * sizeof *grown);
@@ -40,7 +38,8 @@ static bool keep(void *ctx, const char *machine, const char *key, const char *so
             return !(l->out_of_memory = true);
         l->v = grown, l->cap = cap;
     }
-    struct raw r = {strdup(machine), strdup(key), id, ms};
+    struct raw r = {strdup(row->machine), strdup(row->problem_key), id, row->median_ms,
+                    row->min_ms};
     if (!r.machine || !r.key) {
         free(r.machine), free(r.key);
         return !(l->out_of_memory = true);
@@ -68,33 +67,43 @@ static bool group(struct loader *l, struct dataset *d) {
         return false;
     for (size_t i = 0, j; i < l->n; i = j) {
         struct ds_problem *q = &d->v[d->n];
-        char perr[PROBLEM_ERROR_MAX];
         for (j = i + 1; j < l->n && by_problem(&l->v[i], &l->v[j]) == 0; j++) {
         }
-        if (problem_key_parse(l->v[i].key, &q->p, perr, sizeof perr) != CONVSEL_STATUS_SUCCESS) {
-            d->ignored += j - i;
-            continue;
-        }
+        /* the key parsed when it was read (perfdb_for_each) */
+        problem_key_parse(l->v[i].key, &q->p, NULL, 0);
         snprintf(q->key, sizeof q->key, "%s", l->v[i].key);
         for (int s = 0; s < SOLVER_MAX; s++)
-            q->ms[s] = -1;
+            q->ms[s] = q->min_ms[s] = -1;
         q->fastest = -1;
         for (size_t k = i; k < j; k++) {
-            /* A solver the registry no longer offers for this problem (a
-             * rule added since the tuning, e.g. one refusing a duplicate of
-             * another solver's kernel) is not a contender: the library will
-             * never rank it here, so it must not be a label either. */
             const int id = l->v[k].solver;
-            if (!solver_get(id)->is_applicable(&q->p, NULL)) {
-                d->inapplicable++;
-                continue;
-            }
             q->ms[id] = l->v[k].ms;
+            q->min_ms[id] = l->v[k].min_ms;
             if (q->fastest < 0 || l->v[k].ms < q->ms[q->fastest])
                 q->fastest = id;
         }
-        if (q->fastest >= 0)
-            d->n++;
+        d->n++;
+    }
+    return true;
+}
+
+static int by_key(const void *a, const void *b) {
+    return strcmp(((const struct ds_problem *)a)->key, ((const struct ds_problem *)b)->key);
+}
+
+static struct ds_problem *find(struct dataset *d, const char *key) {
+    struct ds_problem probe;
+    snprintf(probe.key, sizeof probe.key, "%s", key);
+    return bsearch(&probe, d->v, (size_t)d->n, sizeof *d->v, by_key);
+}
+
+static bool mark_origin(void *ctx, const char *key, const char *network, const char *family,
+                        const char *kind) {
+    struct ds_problem *q = find(ctx, key);
+    if (q) {
+        q->kind = strcmp(kind, "layer") == 0 ? DS_LAYER : DS_PERTURBED;
+        snprintf(q->network, sizeof q->network, "%s", network);
+        snprintf(q->family, sizeof q->family, "%s", family);
     }
     return true;
 }
@@ -106,9 +115,8 @@ bool dataset_load(const char *db_path, const char *machine, struct dataset *out,
     if (!db)
         return false;
     struct loader l = {.machine = machine};
-    const int64_t read = perfdb_for_each(db, keep, &l, err, err_cap);
-    perfdb_close(db);
-    bool ok = read >= 0;
+    struct perfdb_scan scan;
+    bool ok = perfdb_for_each(db, keep, &l, &scan, err, err_cap) >= 0;
     if (ok && l.out_of_memory)
         ok = false, snprintf(err, err_cap, "%s: out of memory", db_path);
     if (ok && l.n > 0) /* qsort wants a valid pointer even for 0 elements */
@@ -127,16 +135,20 @@ bool dataset_load(const char *db_path, const char *machine, struct dataset *out,
     }
     if (ok) {
         snprintf(out->machine, sizeof out->machine, "%s", l.v[0].machine);
-        const char *t = strrchr(out->machine, '-');
-        out->threads = t ? atoi(t + 1) : 1;
-        if (out->threads < 1)
+        if (!machine_signature_parse(out->machine, NULL, 0, NULL, &out->threads))
             out->threads = 1;
-        out->ignored = l.ignored;
+        out->counts = l.counts;
+        measurement_counts_add_scan(&out->counts, &scan);
         if (!group(&l, out)) {
             snprintf(err, err_cap, "%s: out of memory", db_path);
             ok = false;
         }
     }
+    if (ok) /* by key already: the records were sorted by (machine, key) */
+        ok = perfdb_for_each_origin(db, mark_origin, out, err, err_cap) >= 0;
+    if (ok)
+        ok = perfdb_get_limits(db, out->machine, &out->limits, err, err_cap) >= 0;
+    perfdb_close(db);
     free_raw(&l);
     if (!ok)
         dataset_free(out);
@@ -146,6 +158,61 @@ bool dataset_load(const char *db_path, const char *machine, struct dataset *out,
 void dataset_free(struct dataset *d) {
     free(d->v);
     memset(d, 0, sizeof *d);
+}
+
+/* The keys of a problem list, sorted. */
+static char (*list_keys(const char *path, int *n, char *err, size_t cap))[CONVSEL_PROBLEM_KEY_MAX] {
+    struct problem_list list = {0};
+    if (!problem_list_read(path, &list, err, cap))
+        return NULL;
+    char(*keys)[CONVSEL_PROBLEM_KEY_MAX] = calloc((size_t)list.n + 1, sizeof *keys);
+    if (keys == NULL)
+        snprintf(err, cap, "%s: out of memory", path);
+    for (int i = 0; keys && i < list.n; i++)
+        problem_key_format(&list.rows[i].p, keys[i], sizeof keys[i]);
+    *n = list.n;
+    problem_list_free(&list);
+    return keys;
+}
+
+int dataset_exclude_list(struct dataset *d, const char *path, char *err, size_t cap) {
+    int n_keys = 0;
+    char(*keys)[CONVSEL_PROBLEM_KEY_MAX] = list_keys(path, &n_keys, err, cap);
+    if (keys == NULL)
+        return -1;
+    int removed = 0, kept = 0;
+    for (int i = 0; i < d->n; i++) {
+        bool listed = false;
+        for (int j = 0; j < n_keys && !listed; j++)
+            listed = strcmp(d->v[i].key, keys[j]) == 0;
+        if (listed)
+            removed++;
+        else
+            d->v[kept++] = d->v[i];
+    }
+    d->n = kept;
+    free(keys);
+    return removed;
+}
+
+int dataset_mark_corpus(struct dataset *d, const char *path, char *err, size_t cap) {
+    struct problem_list list = {0};
+    if (!problem_list_read(path, &list, err, cap))
+        return -1;
+    int found = 0;
+    for (int i = 0; i < list.n; i++) {
+        char key[CONVSEL_PROBLEM_KEY_MAX];
+        problem_key_format(&list.rows[i].p, key, sizeof key);
+        struct ds_problem *q = find(d, key);
+        if (q == NULL)
+            continue;
+        found++;
+        q->kind = DS_LAYER;
+        snprintf(q->network, sizeof q->network, "%s", list.rows[i].network);
+        snprintf(q->family, sizeof q->family, "%s", list.rows[i].family);
+    }
+    problem_list_free(&list);
+    return found;
 }
 
 static uint64_t key_hash(const char *key) {
@@ -193,51 +260,4 @@ int ds_rules_ranking(const struct conv_problem *p, int ids[SOLVER_MAX]) {
     for (int i = 0; i < n; i++)
         ids[i] = c[i].solver;
     return n;
-}
-
-void ds_score_print(const char *label, const struct ds_score *s) {
-    const double n = s->n ? s->n : 1;
-    printf("%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  within 5%% = %d/%d (%.1f%%)  "
-           "geomean regret = %.3f\n",
-           label, s->top1, s->n, 100.0 * s->top1 / n, s->top3, s->n, 100.0 * s->top3 / n,
-           s->within5, s->n, 100.0 * s->within5 / n, s->n ? exp(s->log_regret / s->n) : 1.0);
-}
-
-int dataset_exclude_csv(struct dataset *d, const char *command, const char *csv_path) {
-    struct problem_row *rows = NULL;
-    int n_rows = 0, removed = -1;
-    if (problem_csv_read(command, csv_path, &rows, &n_rows) != EXIT_OK)
-        return -1;
-    char(*keys)[CONVSEL_PROBLEM_KEY_MAX] = calloc((size_t)n_rows + 1, sizeof *keys);
-    convsel_handle_t h = NULL;
-    if (keys == NULL || convsel_handle_create(&h) != CONVSEL_STATUS_SUCCESS) {
-        fprintf(stderr, "convsel %s: out of memory\n", command);
-        goto done;
-    }
-    for (int i = 0; i < n_rows; i++) {
-        struct problem_descs pd;
-        if (problem_descs_create(command, h, &rows[i].pf, &pd) != EXIT_OK) {
-            fprintf(stderr, "  (%s, row %s)\n", csv_path, rows[i].name);
-            goto done;
-        }
-        convsel_get_problem_key(h, pd.x, pd.w, pd.conv, pd.y, keys[i], sizeof keys[i], NULL);
-        problem_descs_destroy(&pd);
-    }
-    removed = 0;
-    int kept = 0;
-    for (int i = 0; i < d->n; i++) {
-        bool listed = false;
-        for (int j = 0; j < n_rows && !listed; j++)
-            listed = strcmp(d->v[i].key, keys[j]) == 0;
-        if (listed)
-            removed++;
-        else
-            d->v[kept++] = d->v[i];
-    }
-    d->n = kept;
-done:
-    convsel_handle_destroy(h);
-    free(keys);
-    free(rows);
-    return removed;
 }

@@ -1,12 +1,12 @@
-/* train_mlp.h -- the ranking model's trainer: a 3-layer perceptron
+/* mlp.h -- the ranking model's trainer: a 3-layer perceptron
  * (features -> hidden -> hidden -> one output per solver, ReLU between)
  * that predicts log2 of each solver's time, trained with Adam on a mean
  * squared error masked to the solvers measured for each problem (a solver
  * that does not apply has no time and must not pull the others) and
  * weighted towards the fastest ones (1 / (1 + log2(time / fastest))):
  * the ranking is decided near the top. */
-#ifndef CONVSEL_TOOLS_TRAIN_MLP_H
-#define CONVSEL_TOOLS_TRAIN_MLP_H
+#ifndef CONVSEL_TRAIN_MLP_H
+#define CONVSEL_TRAIN_MLP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,83 @@
+/* policy.c -- see policy.h. */
+#include "heur/policy.h"
+
+#include <math.h>
+
+#include "util/stats.h"
+
+double policy_floor_ms(const struct machine_limits *l, const struct conv_problem *p,
+                       const struct solver *s) {
+    if (l == NULL || !l->present || l->levels < 1)
+        return 0;
+    const double fraction = s->work_fraction > 0 ? s->work_fraction : 1.0;
+    const double compute_s = problem_flops(p) * fraction / (l->peak_gflops * 1e9);
+    const double bytes = 4.0 * ((double)(p->n * p->c * p->h * p->w) + (double)p->w_elems +
+                                (double)(p->n * p->k * p->oh * p->ow));
+    /* The bandwidth of the largest level measured that these bytes fill:
+     * a smaller working set only moves faster, so this bound holds. */
+    int level = 0;
+    while (level + 1 < l->levels && l->level_bytes[level + 1] <= bytes)
+        level++;
+    const double memory_s = bytes / (l->level_gbs[level] * 1e9);
+    return 1e3 * (compute_s > memory_s ? compute_s : memory_s);
+}
+
+int policy_kind(const struct conv_problem *p) {
+    if (p->groups > 1 && p->groups == p->c)
+        return 2;
+    return p->groups > 1 ? 1 : 0;
+}
+
+/* The first feature of f outside the bounds, or -1. */
+static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT]) {
+    if (!b->present)
+        return -1;
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        /* features are computed the same way in training and here; the
+         * slack is for float rounding only */
+        const float slack = 1e-4f * (1.0f + fabsf(b->max[i] - b->min[i]));
+        if (f[i] < b->min[i] - slack || f[i] > b->max[i] + slack)
+            return i;
+    }
+    return -1;
+}
+
+void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
+                 const double log2_ms[SOLVER_MAX], struct policy_ranking *out) {
+    out->n = 0;
+    for (int id = 0; id < SOLVER_MAX; id++) {
+        out->ms[id] = -1;
+        const struct solver *s = id < solver_count() ? solver_get(id) : NULL;
+        if (s == NULL || !isfinite(log2_ms[id]) || !s->is_applicable(p, NULL))
+            continue;
+        const double floor = policy_floor_ms(&meta->limits, p, s);
+        const double est = exp2(log2_ms[id]);
+        out->ms[id] = est > floor ? est : floor;
+        out->order[out->n++] = id;
+    }
+    stats_order_by_time(out->ms, out->order, out->n);
+    float f[FEATURE_COUNT];
+    features_of(p, threads, f);
+    out->feature = outside(&meta->bounds, f);
+    out->extrapolating = out->feature >= 0;
+    out->value = out->extrapolating ? f[out->feature] : 0;
+    if (out->extrapolating) {
+        /* the first applicable solver of the kind's safe list goes first */
+        const int kind = policy_kind(p);
+        for (int i = 0; i < meta->safe_count[kind]; i++) {
+            const int id = solver_find(meta->solver_names[meta->safe[kind][i]]);
+            int at = 0;
+            while (at < out->n && out->order[at] != id)
+                at++;
+            if (at == out->n)
+                continue;
+            for (; at > 0; at--)
+                out->order[at] = out->order[at - 1];
+            out->order[0] = id;
+            break;
+        }
+    }
+    out->unsure =
+        out->extrapolating ||
+        (out->n >= 2 && out->ms[out->order[1]] < POLICY_UNSURE_MARGIN * out->ms[out->order[0]]);
+}

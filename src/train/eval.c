@@ -1,0 +1,202 @@
+/* eval.c -- see eval.h. */
+#include "train/eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heur/policy.h"
+
+void eval_report_free(struct eval_report *r) {
+    free(r->est_err);
+    memset(r, 0, sizeof *r);
+}
+
+static bool add_error(struct eval_report *r, double e) {
+    if (r->n_est == r->cap_est) {
+        const size_t cap = r->cap_est ? 2 * r->cap_est : 1024;
+        double *grown = realloc(r->est_err, cap * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        r->est_err = grown, r->cap_est = cap;
+    }
+    r->est_err[r->n_est++] = e;
+    return true;
+}
+
+static void note_worst(struct eval_report *r, double regret, int problem, int pick) {
+    int at = r->n_worst;
+    if (at == EVAL_WORST && regret <= r->worst[EVAL_WORST - 1].regret)
+        return;
+    if (at == EVAL_WORST)
+        at--;
+    while (at > 0 && r->worst[at - 1].regret < regret) {
+        r->worst[at] = r->worst[at - 1];
+        at--;
+    }
+    r->worst[at] = (struct eval_pick){regret, problem, pick};
+    if (r->n_worst < EVAL_WORST)
+        r->n_worst++;
+}
+
+int eval_add(struct eval_report *r, const struct dataset *d, int i, eval_ranking_fn rank,
+             void *ctx) {
+    const struct ds_problem *q = &d->v[i];
+    int ids[SOLVER_MAX];
+    double est[SOLVER_MAX];
+    for (int s = 0; s < SOLVER_MAX; s++)
+        est[s] = -1;
+    bool extrapolating = false;
+    const int n = rank(ctx, q, d->threads, ids, est, &extrapolating);
+    double regret = 1;
+    const int pick = n > 0 ? ds_score_add(&r->score, q, ids, n, &regret) : -1;
+    if (pick < 0)
+        return -1;
+    r->fastest[q->fastest]++;
+    r->chosen[pick]++;
+    r->extrapolated += extrapolating;
+    note_worst(r, regret, i, pick);
+    for (int s = 0; s < SOLVER_MAX; s++)
+        if (est[s] > 0 && q->ms[s] > 0)
+            add_error(r, fabs(log2(est[s] / q->ms[s])));
+    return pick;
+}
+
+bool eval_report_merge(struct eval_report *a, const struct eval_report *b) {
+    a->score.n += b->score.n;
+    a->score.top1 += b->score.top1;
+    a->score.top3 += b->score.top3;
+    a->score.within5 += b->score.within5;
+    a->score.log_regret += b->score.log_regret;
+    a->extrapolated += b->extrapolated;
+    for (int s = 0; s < SOLVER_MAX; s++)
+        a->fastest[s] += b->fastest[s], a->chosen[s] += b->chosen[s];
+    for (int i = 0; i < b->n_worst; i++)
+        note_worst(a, b->worst[i].regret, b->worst[i].problem, b->worst[i].pick);
+    for (size_t i = 0; i < b->n_est; i++)
+        if (!add_error(a, b->est_err[i]))
+            return false;
+    return true;
+}
+
+static int by_value(const void *pa, const void *pb) {
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+void eval_estimate_error(const struct eval_report *r, double *median, double *p95) {
+    *median = *p95 = 0;
+    if (r->n_est == 0)
+        return;
+    double *v = malloc(r->n_est * sizeof *v);
+    if (v == NULL)
+        return;
+    memcpy(v, r->est_err, r->n_est * sizeof *v);
+    qsort(v, r->n_est, sizeof *v, by_value);
+    *median = v[r->n_est / 2];
+    *p95 = v[(size_t)((double)(r->n_est - 1) * 0.95)];
+    free(v);
+}
+
+int eval_rank_rules(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
+                    double est_ms[SOLVER_MAX], bool *extrapolating) {
+    (void)ctx, (void)threads, (void)est_ms, (void)extrapolating;
+    return ds_rules_ranking(&q->p, ids);
+}
+
+static int from_policy(const struct policy_ranking *pr, int ids[SOLVER_MAX],
+                       double est_ms[SOLVER_MAX], bool *extrapolating) {
+    for (int i = 0; i < pr->n; i++)
+        ids[i] = pr->order[i];
+    for (int s = 0; s < SOLVER_MAX; s++)
+        est_ms[s] = pr->ms[s];
+    *extrapolating = pr->extrapolating;
+    return pr->n;
+}
+
+int eval_rank_library(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
+                      double est_ms[SOLVER_MAX], bool *extrapolating) {
+    struct policy_ranking pr;
+    if (!ranking_model_rank(ctx, &q->p, threads, &pr))
+        return -1;
+    return from_policy(&pr, ids, est_ms, extrapolating);
+}
+
+int eval_rank_trained(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
+                      double est_ms[SOLVER_MAX], bool *extrapolating) {
+    const struct trained *t = ctx;
+    double log2_ms[SOLVER_MAX];
+    train_predict(t, &q->p, threads, log2_ms);
+    struct policy_ranking pr;
+    policy_rank(&t->meta, &q->p, threads, log2_ms, &pr);
+    return from_policy(&pr, ids, est_ms, extrapolating);
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool eval_families(const struct dataset *d, const struct train_options *o,
+                   const struct machine_limits *limits, eval_family_fn fn, void *ctx,
+                   struct eval_report *overall, char *err, size_t cap) {
+    memset(overall, 0, sizeof *overall);
+    const char **names = calloc((size_t)d->n + 1, sizeof *names);
+    enum train_role *role = calloc((size_t)d->n + 1, sizeof *role);
+    int families = 0;
+    bool ok = names && role;
+    for (int i = 0; ok && i < d->n; i++) {
+        if (d->v[i].kind != DS_LAYER || !d->v[i].family[0])
+            continue;
+        bool seen = false;
+        for (int f = 0; f < families && !seen; f++)
+            seen = strcmp(names[f], d->v[i].family) == 0;
+        if (!seen)
+            names[families++] = d->v[i].family;
+    }
+    if (ok && families == 0) {
+        snprintf(err, cap,
+                 "no real layers with a family in the data (tune with --corpus, or give the corpus "
+                 "with --corpus to eval)");
+        ok = false;
+    } else if (!ok) {
+        snprintf(err, cap, "out of memory");
+    }
+    if (ok)
+        qsort(names, (size_t)families, sizeof *names, by_name);
+    for (int f = 0; ok && f < families; f++) {
+        for (int i = 0; i < d->n; i++)
+            role[i] = strcmp(d->v[i].family, names[f]) == 0 ? ROLE_HELD_OUT : ROLE_TRAIN;
+        struct trained t;
+        if (!train_fit(d, role, o, limits, NULL, NULL, &t, err, cap)) {
+            ok = false;
+            break;
+        }
+        struct eval_report r = {0};
+        int layers = 0;
+        for (int i = 0; i < d->n; i++)
+            if (role[i] == ROLE_HELD_OUT && d->v[i].kind == DS_LAYER) {
+                layers++;
+                eval_add(&r, d, i, eval_rank_trained, &t);
+            }
+        if (fn)
+            fn(ctx, &(struct eval_family){names[f], layers, t.trained_on, &r});
+        ok = eval_report_merge(overall, &r);
+        if (!ok)
+            snprintf(err, cap, "out of memory");
+        eval_report_free(&r);
+        train_free(&t);
+    }
+    free(names);
+    free(role);
+    return ok;
+}
+
+void eval_format_score(const char *label, const struct ds_score *s, char *buf, size_t cap) {
+    const double n = s->n ? s->n : 1;
+    snprintf(buf, cap,
+             "%-9s top1 = %d/%d (%.1f%%)  top3 = %d/%d (%.1f%%)  within 5%% = %d/%d (%.1f%%)  "
+             "geomean regret = %.3f",
+             label, s->top1, s->n, 100.0 * s->top1 / n, s->top3, s->n, 100.0 * s->top3 / n,
+             s->within5, s->n, 100.0 * s->within5 / n, s->n ? exp(s->log_regret / s->n) : 1.0);
+}

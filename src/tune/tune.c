@@ -1,0 +1,292 @@
+/* tune.c -- see tune.h. */
+#include "tune/tune.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convsel/convsel.h"
+#include "util/clock.h"
+#include "util/machine.h"
+#include "util/noise_guard.h"
+#include "util/peak.h"
+#include "util/rng.h"
+
+#define MAX_RESULTS 32
+#define MAX_ATTEMPTS 3      /* measurements of one problem before calling it noisy */
+#define CALIBRATION_RUNS 10 /* per calibration solver: ~20 ms, several time slices */
+
+/* The descriptors of a problem. */
+struct descs {
+    convsel_tensor_desc_t x, y;
+    convsel_filter_desc_t w;
+    convsel_conv_desc_t conv;
+};
+
+static void descs_destroy(struct descs *d) {
+    convsel_tensor_desc_destroy(d->x);
+    convsel_tensor_desc_destroy(d->y);
+    convsel_filter_desc_destroy(d->w);
+    convsel_conv_desc_destroy(d->conv);
+    memset(d, 0, sizeof *d);
+}
+
+static bool descs_create(const struct conv_problem *p, struct descs *d) {
+    memset(d, 0, sizeof *d);
+    if (convsel_tensor_desc_create(&d->x) || convsel_tensor_desc_create(&d->y) ||
+        convsel_filter_desc_create(&d->w) || convsel_conv_desc_create(&d->conv)) {
+        descs_destroy(d);
+        return false;
+    }
+    convsel_tensor_desc_set_4d(d->x, p->layout, p->n, p->c, p->h, p->w);
+    convsel_tensor_desc_set_4d(d->y, p->layout, p->n, p->k, p->oh, p->ow);
+    convsel_filter_desc_set(d->w, p->filter_layout, p->k, p->c / p->groups, p->r, p->s);
+    convsel_conv_desc_set(d->conv, p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w,
+                          p->groups);
+    return true;
+}
+
+static float *random_buffer(size_t count, struct rng *r) {
+    float *v = malloc((count ? count : 1) * sizeof *v);
+    if (v)
+        rng_fill(r, v, count);
+    return v;
+}
+
+/* The calibration workload: two solvers with different threading (convsel's
+ * pool and oneDNN's OpenMP), so that contention shows in either. */
+struct calibration {
+    convsel_handle_t h;
+    struct descs d;
+    convsel_solver_id_t solvers[2];
+    float *x, *w, *y;
+    void *workspace;
+    size_t workspace_bytes;
+};
+
+/* Runs both calibration solvers `rounds` times, alternating. */
+static void run_calibration(const struct calibration *c, int rounds) {
+    for (int i = 0; i < rounds; i++)
+        for (int s = 0; s < 2; s++)
+            convsel_convolution_forward(c->h, c->solvers[s], c->d.x, c->x, c->d.w, c->w, c->d.conv,
+                                        c->d.y, c->y, c->workspace, c->workspace_bytes);
+}
+
+static double calibrate(void *ctx) {
+    const struct calibration *c = ctx;
+    /* One untimed round first: the measurement just before may have evicted
+     * the calibration's plan or let OpenMP's workers fall asleep, which is
+     * not contention. */
+    run_calibration(c, 1);
+    /* The total, not a median: a competing process takes whole time slices
+     * (milliseconds), which single sub-millisecond runs can slip between. */
+    const int64_t t0 = clock_now_ns();
+    run_calibration(c, CALIBRATION_RUNS);
+    return (double)(clock_now_ns() - t0) * 1e-9;
+}
+
+static void calibration_destroy(struct calibration *c) {
+    free(c->x);
+    free(c->w);
+    free(c->y);
+    free(c->workspace);
+    descs_destroy(&c->d);
+}
+
+/* 1x32x56x56, 32 3x3 filters, pad 1: ~8 ms for the whole calibration. */
+static bool calibration_create(convsel_handle_t h, struct calibration *c, char *err, size_t cap) {
+    *c = (struct calibration){.h = h};
+    const int64_t v[14] = {1, 32, 56, 56, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    struct conv_problem p;
+    if (problem_from_sizes(v, &p, err, cap) != CONVSEL_STATUS_SUCCESS || !descs_create(&p, &c->d) ||
+        convsel_solver_find(h, "im2col_gemm", &c->solvers[0]) ||
+        convsel_solver_find(h, "onednn_direct", &c->solvers[1])) {
+        snprintf(err, cap, "no calibration workload: %s", convsel_get_error_message(h));
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        size_t ws = 0;
+        if (convsel_get_forward_workspace_size(h, c->solvers[s], c->d.x, c->d.w, c->d.conv, c->d.y,
+                                               &ws) == CONVSEL_STATUS_SUCCESS &&
+            ws > c->workspace_bytes)
+            c->workspace_bytes = ws;
+    }
+    struct rng r = rng_seed(2);
+    c->x = random_buffer((size_t)(p.n * p.c * p.h * p.w), &r);
+    c->w = random_buffer(p.w_elems, &r);
+    c->y = malloc((size_t)(p.n * p.k * p.oh * p.ow) * sizeof *c->y);
+    c->workspace = malloc(c->workspace_bytes ? c->workspace_bytes : 1);
+    if (!c->x || !c->w || !c->y || !c->workspace) {
+        snprintf(err, cap, "out of memory for the calibration");
+        return false;
+    }
+    return true;
+}
+
+/* Runs find until the machine was quiet before and after it. */
+static bool find_quietly(convsel_handle_t h, struct noise_guard *guard, const struct descs *d,
+                         const float *x, const float *w, float *y, convsel_perf_result_t *found,
+                         int *count, bool *failed) {
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const bool quiet_before = noise_guard_wait_quiet(guard);
+        if (convsel_find_forward(h, d->x, x, d->w, w, d->conv, d->y, y, found, MAX_RESULTS,
+                                 count)) {
+            *failed = true;
+            return false;
+        }
+        if (noise_guard_check(guard) && quiet_before)
+            return true;
+    }
+    return false;
+}
+
+struct tuner {
+    convsel_handle_t h;
+    struct noise_guard guard;
+    struct perfdb *db;
+    char machine[PERFDB_MACHINE_MAX];
+};
+
+static const char *origin_kind(const struct problem_row *row) {
+    return row->origin == PROBLEM_ORIGIN_LAYER       ? "layer"
+           : row->origin == PROBLEM_ORIGIN_PERTURBED ? "perturbed"
+                                                     : NULL;
+}
+
+/* Measures one problem and stores every solver's result; what gets a line. */
+static enum tune_outcome tune_one(struct tuner *t, const struct problem_row *row, char *what,
+                                  size_t cap) {
+    const struct conv_problem *p = &row->p;
+    char key[CONVSEL_PROBLEM_KEY_MAX], err[PERFDB_ERROR_MAX];
+    problem_key_format(p, key, sizeof key);
+    const int held = perfdb_has_problem(t->db, t->machine, key, err, sizeof err);
+    if (held != 0) {
+        snprintf(what, cap, "%s", held > 0 ? "already in the database" : err);
+        return held > 0 ? TUNE_SKIPPED : TUNE_FAILED;
+    }
+    struct descs d;
+    if (!descs_create(p, &d)) {
+        snprintf(what, cap, "out of memory for the descriptors");
+        return TUNE_FAILED;
+    }
+    enum tune_outcome result = TUNE_FAILED;
+    struct rng r = rng_seed(1);
+    float *x = random_buffer((size_t)(p->n * p->c * p->h * p->w), &r);
+    float *w = random_buffer(p->w_elems, &r);
+    float *y = malloc((size_t)(p->n * p->k * p->oh * p->ow) * sizeof *y);
+    convsel_perf_result_t found[MAX_RESULTS];
+    int count = 0;
+    if (!x || !w || !y) {
+        snprintf(what, cap, "out of memory for the tensors");
+        goto done;
+    }
+    /* Setting the mode again forgets the last problem's transformed weights:
+     * w is a new buffer, perhaps at the last one's address. */
+    int constant = 0;
+    convsel_get_weights_constant(t->h, &constant);
+    convsel_set_weights_constant(t->h, constant);
+    bool failed = false;
+    if (!find_quietly(t->h, &t->guard, &d, x, w, y, found, &count, &failed)) {
+        if (failed) {
+            snprintf(what, cap, "find: %s", convsel_get_error_message(t->h));
+        } else {
+            snprintf(what, cap, "noisy (load %.2f), not stored", noise_guard_load(&t->guard));
+            result = TUNE_NOISY;
+        }
+        goto done;
+    }
+    struct perfdb_record recs[MAX_RESULTS];
+    for (int i = 0; i < count; i++) {
+        recs[i] = (struct perfdb_record){.problem = *p,
+                                         .median_ms = found[i].time_ms,
+                                         .min_ms = found[i].time_min_ms,
+                                         .max_ms = found[i].time_max_ms,
+                                         .runs = found[i].runs,
+                                         .workspace_bytes = found[i].workspace_bytes};
+        snprintf(recs[i].machine, sizeof recs[i].machine, "%s", t->machine);
+        snprintf(recs[i].solver, sizeof recs[i].solver, "%s", found[i].name);
+    }
+    const char *kind = origin_kind(row);
+    if (!perfdb_put(t->db, recs, count, err, sizeof err) ||
+        (kind && !perfdb_put_origin(t->db, p, row->network, row->family, kind, err, sizeof err))) {
+        snprintf(what, cap, "%s", err);
+        goto done;
+    }
+    snprintf(what, cap, "%s %.4f ms, %d solvers", count ? found[0].name : "-",
+             count ? found[0].time_ms : 0.0, count);
+    result = TUNE_STORED;
+done:
+    free(x);
+    free(w);
+    free(y);
+    descs_destroy(&d);
+    return result;
+}
+
+enum tune_result tune_run(const struct tune_options *o, const struct problem_list *list,
+                          tune_progress_fn fn, void *ctx, struct tune_summary *s, char *err,
+                          size_t cap) {
+    *s = (struct tune_summary){0};
+    const int shard_n = o->shard_count > 0 ? o->shard_count : 1, shard_i = o->shard_index;
+    struct tuner t = {0};
+    if ((t.db = perfdb_open(o->db_path, false, 0, err, cap)) == NULL)
+        return TUNE_RUN_SETUP_FAILED;
+    if (convsel_handle_create(&t.h) != CONVSEL_STATUS_SUCCESS ||
+        (o->threads > 0 && convsel_set_num_threads(t.h, o->threads) != CONVSEL_STATUS_SUCCESS) ||
+        convsel_set_weights_constant(t.h, o->weights_constant) != CONVSEL_STATUS_SUCCESS) {
+        snprintf(err, cap, "cannot create a handle: %s",
+                 t.h ? convsel_get_error_message(t.h) : "out of memory");
+        perfdb_close(t.db);
+        convsel_handle_destroy(t.h);
+        return TUNE_RUN_SETUP_FAILED;
+    }
+    int threads = 1;
+    convsel_get_num_threads(t.h, &threads);
+    machine_signature(threads, t.machine, sizeof t.machine);
+    snprintf(s->machine, sizeof s->machine, "%s", t.machine);
+    snprintf(s->journal, sizeof s->journal, "%s", perfdb_journal_mode(t.db));
+    struct calibration cal;
+    t.guard = (struct noise_guard){.threshold = o->noise_guard_pct / 100.0,
+                                   .max_waits = 60,
+                                   .wait_ms = 1000,
+                                   .calibrate = calibrate,
+                                   .ctx = &cal};
+    bool ok = calibration_create(t.h, &cal, err, cap);
+    /* The machine's limits, once per database and machine: the floor of
+     * every estimate of a model trained on these measurements. */
+    struct machine_limits limits;
+    const int have = ok ? perfdb_get_limits(t.db, t.machine, &limits, err, cap) : -1;
+    if (have < 0)
+        ok = false;
+    if (ok && have == 0) {
+        peak_measure(threads, &limits);
+        ok = !limits.present || perfdb_put_limits(t.db, t.machine, &limits, err, cap);
+    }
+    s->total = list->n <= shard_i ? 0 : (list->n - shard_i + shard_n - 1) / shard_n;
+    const int64_t t0 = clock_now_ns();
+    if (ok && fn)
+        fn(ctx, &(struct tune_event){0, s->total, s, NULL, TUNE_SKIPPED, "", 0});
+    int done = 0;
+    for (int i = shard_i; ok && i < list->n; i += shard_n) {
+        char what[PERFDB_ERROR_MAX + 64];
+        const enum tune_outcome r = tune_one(&t, &list->rows[i], what, sizeof what);
+        s->measured += r == TUNE_STORED;
+        s->skipped += r == TUNE_SKIPPED;
+        s->failed += r == TUNE_FAILED;
+        s->noisy += r == TUNE_NOISY;
+        s->seconds = (double)(clock_now_ns() - t0) * 1e-9;
+        if (fn)
+            fn(ctx, &(struct tune_event){++done, s->total, s, &list->rows[i], r, what, s->seconds});
+    }
+    s->seconds = (double)(clock_now_ns() - t0) * 1e-9;
+    if (t.guard.threshold > 0) {
+        s->best_calibration_ms = t.guard.best * 1e3;
+        s->calibrations = t.guard.calibrations;
+        s->busy = t.guard.busy;
+        s->waited_s = t.guard.waits * (long)t.guard.wait_ms / 1000;
+    }
+    calibration_destroy(&cal);
+    convsel_handle_destroy(t.h);
+    perfdb_close(t.db);
+    return !ok ? TUNE_RUN_SETUP_FAILED : s->failed ? TUNE_RUN_SOME_FAILED : TUNE_RUN_OK;
+}

@@ -1,0 +1,68 @@
+/* tune.h -- measuring problems into the performance database: what
+ * `convsel tune` runs, as a library module the CLI (and anything else)
+ * calls.
+ *
+ * Every problem is timed with the library's exhaustive find
+ * (convsel_find_forward: every applicable solver, interleaved rounds,
+ * medians and spread) and all of its results are written in one
+ * transaction, with the problem's origin when it has one. Resumable: a
+ * problem the database already holds for this machine signature is
+ * skipped. Shards (shard_index / shard_count) take every N-th problem of the
+ * same list. A noise guard (util/noise_guard.h) times a fixed calibration
+ * before and after each problem and keeps measurements from a busy
+ * machine out of the database. */
+#ifndef CONVSEL_TUNE_TUNE_H
+#define CONVSEL_TUNE_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db/perfdb.h"
+#include "tune/problem_list.h"
+
+struct tune_options {
+    const char *db_path;
+    int threads;           /* 0: the handle's default (online CPUs) */
+    bool weights_constant; /* convsel_set_weights_constant, as in inference */
+    int noise_guard_pct;   /* busy above this % of the best calibration; 0: off */
+    int shard_index, shard_count;
+};
+
+enum tune_outcome { TUNE_FAILED = -1, TUNE_SKIPPED, TUNE_STORED, TUNE_NOISY };
+
+/* One problem done: its outcome and a line about it ("onednn_gemm 0.1234
+ * ms, 6 solvers", "already in the database", "noisy (load 1.80), not
+ * stored", or the failure). */
+struct tune_summary;
+struct tune_event {
+    int done, total;
+    const struct tune_summary *summary; /* so far: the machine, the journal, the counts */
+    const struct problem_row *row;
+    enum tune_outcome outcome;
+    const char *what;
+    double elapsed_s;
+};
+typedef void (*tune_progress_fn)(void *ctx, const struct tune_event *event);
+
+struct tune_summary {
+    int measured, skipped, failed, noisy, total;
+    long calibrations, busy, waited_s;
+    double best_calibration_ms, seconds;
+    char machine[PERFDB_MACHINE_MAX];
+    char journal[32];
+};
+
+enum tune_result {
+    TUNE_RUN_OK = 0,       /* every problem measured, skipped, or left out as noisy */
+    TUNE_RUN_SOME_FAILED,  /* a problem failed (its message went to the callback) */
+    TUNE_RUN_SETUP_FAILED, /* nothing measured: the database, a handle or the calibration (err) */
+};
+
+/* Measures the shard's problems of list into o->db_path. The progress
+ * callback (may be NULL) is called once before the first problem (done =
+ * 0, row = NULL: the database and machine are known) and after each. */
+enum tune_result tune_run(const struct tune_options *o, const struct problem_list *list,
+                          tune_progress_fn fn, void *ctx, struct tune_summary *summary, char *err,
+                          size_t cap);
+
+#endif

@@ -1,0 +1,44 @@
+/* peak.h -- what this machine can do at most: fused multiply-add peak and
+ * read bandwidth at several working-set sizes, measured by small
+ * benchmarks. `convsel tune` stores them with its measurements and
+ * `convsel train` puts them in the model's metadata, where they floor
+ * every time estimate (heur/policy.h); build/bench_peak and `convsel
+ * bench` print them, and solvers' GFLOP/s as a share of the peak.
+ *
+ * Peak: each thread runs independent chains of vector FMAs (enough to
+ * cover the FMA latency on two pipes) for the best ISA level, for about
+ * 50 ms; the best of three rounds. Bandwidth: each thread sums its own
+ * buffer of size / threads floats repeatedly; best of three rounds.
+ * Absolute figures move between machines of one kind (and with whatever
+ * else runs): compare a solver with a peak measured in the same run. */
+#ifndef CONVSEL_UTIL_PEAK_H
+#define CONVSEL_UTIL_PEAK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LIMITS_LEVELS_MAX 6
+
+struct machine_limits {
+    bool present;
+    double peak_gflops;                    /* fused multiply-add peak on the measured threads */
+    int levels;                            /* memory levels measured, smallest working set first */
+    double level_bytes[LIMITS_LEVELS_MAX]; /* the working set of each */
+    double level_gbs[LIMITS_LEVELS_MAX];   /* read bandwidth there, GB/s */
+};
+
+/* FMA peak in GFLOP/s on `threads` threads (2 FLOPs per lane and FMA). */
+double peak_gflops(int threads);
+
+/* Read bandwidth in GB/s over a working set of `bytes` split over threads. */
+double peak_bandwidth_gbs(size_t bytes, int threads);
+
+/* Both, at the working sets PEAK_LEVEL_BYTES (16 KiB .. 256 MiB). */
+void peak_measure(int threads, struct machine_limits *out);
+
+/* "peak_gflops=P bw=B:G,B:G,..." and back (the database's meta table
+ * keeps it as text). parse: false on anything malformed or out of range. */
+void peak_format(const struct machine_limits *l, char *buf, size_t cap);
+bool peak_parse(const char *text, struct machine_limits *out);
+
+#endif
