@@ -1,7 +1,11 @@
 /* test_sgemm.c -- convsel's GEMM, every ISA variant this CPU runs, against
  * a double-precision triple loop: shapes around and between the register
- * tiles and the K block, padded leading dimensions, A transposed or not,
- * one thread and a pool of three. */
+ * tiles (AVX-512 14x32: m = 14, 15, 28, 29), the 16-depth transposition
+ * of A and the K block (511, 512, 513), padded leading dimensions, A
+ * transposed or not, one thread and a pool of three; and the three ways
+ * of giving an operand (sgemm_run): plain, packed beforehand (sgemm_pack),
+ * and packed by a callback, in every combination, on rows and column
+ * splits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +51,71 @@ static bool check(enum cpu_isa isa, size_t m, size_t n, size_t k, bool trans,
     return ok;
 }
 
+/* A callback packer over a plain row-major matrix, as a convolution's
+ * im2col packer reads its input. */
+struct plain {
+    const float *x;
+    size_t ld;
+    bool is_a;
+};
+
+static void pack_plain(const void *ctx, size_t i0, size_t i1, size_t p0, size_t kc, size_t width,
+                       float *out) {
+    const struct plain *m = ctx;
+    for (size_t i = i0; i < i0 + (i1 - i0 + width - 1) / width * width; i++)
+        for (size_t p = 0; p < kc; p++) {
+            const float v = i >= i1   ? 0.0f
+                            : m->is_a ? m->x[i * m->ld + p0 + p]
+                                      : m->x[(p0 + p) * m->ld + i];
+            out[((i - i0) / width) * kc * width + p * width + (i - i0) % width] = v;
+        }
+}
+
+/* C = A * B with A and B each plain (0), packed (1) or a callback (2). */
+static bool check_operands(size_t m, size_t n, size_t k, int how_a, int how_b,
+                           struct thread_pool *pool, struct rng *g) {
+    const struct sgemm_kernel *kn = sgemm_kernel_best();
+    float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
+    float *c = malloc(m * n * sizeof *c);
+    float *pa = malloc(sgemm_packed_floats(kn, true, m, k) * sizeof *pa);
+    float *pb = malloc(sgemm_packed_floats(kn, false, n, k) * sizeof *pb);
+    rng_fill(g, a, m * k);
+    rng_fill(g, b, k * n);
+    const struct plain ma = {a, k, true}, mb = {b, n, false};
+    struct sgemm_operand oa = {.matrix = a, .ld = k}, ob = {.matrix = b, .ld = n};
+    if (how_a == 1)
+        sgemm_pack(kn, true, &oa, m, k, pa, pool), oa = (struct sgemm_operand){.packed = pa};
+    else if (how_a == 2)
+        oa = (struct sgemm_operand){.pack = pack_plain, .ctx = &ma};
+    if (how_b == 1)
+        sgemm_pack(kn, false, &ob, n, k, pb, pool), ob = (struct sgemm_operand){.packed = pb};
+    else if (how_b == 2)
+        ob = (struct sgemm_operand){.pack = pack_plain, .ctx = &mb};
+    const struct sgemm_op op = {kn, m, n, k, oa, ob, c, n};
+    sgemm_run(&op, pool);
+    bool ok = true;
+    for (size_t i = 0; i < m && ok; i++)
+        for (size_t j = 0; j < n && ok; j++) {
+            double want = 0, mag = 0;
+            for (size_t p = 0; p < k; p++) {
+                want += (double)a[i * k + p] * b[p * n + j];
+                mag += fabs((double)a[i * k + p] * b[p * n + j]);
+            }
+            ok = fabs(c[i * n + j] - want) <= 1e-5 * (mag + 1);
+        }
+    if (!ok)
+        fprintf(stderr, "  operands A %d B %d: m%zu n%zu k%zu\n", how_a, how_b, m, n, k);
+    free(a), free(b), free(c), free(pa), free(pb);
+    return ok;
+}
+
 int main(void) {
     struct rng g = rng_seed(21);
     struct thread_pool *pool = thread_pool_create(3);
     /* m >= 3 row blocks with n < m: the threads split rows (100: a short last block) */
-    const size_t ms[] = {1, 5, 8, 9, 17, 64, 100, 200};
+    const size_t ms[] = {1, 5, 8, 14, 15, 29, 64, 100, 200};
     const size_t ns[] = {1, 7, 16, 31, 33, 100};
-    const size_t ks[] = {1, 3, 255, 256, 257, 600};
+    const size_t ks[] = {1, 3, 17, 511, 512, 513, 1100};
     int checked = 0;
     for (int isa = CPU_GENERIC; isa <= CPU_AVX512; isa++) {
         if (!cpu_supports((enum cpu_isa)isa)) {
@@ -64,11 +126,22 @@ int main(void) {
             for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
                 for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
                     CHECK(check((enum cpu_isa)isa, ms[a], ns[b], ks[c], (a + b + c) % 2, NULL, &g));
-                    if ((a + b + c) % 3 == 0 || a >= 6) /* every big-m shape on the pool */
+                    if ((a + b + c) % 3 == 0 || a >= 7) /* every big-m shape on the pool */
                         CHECK(check((enum cpu_isa)isa, ms[a], ns[b], ks[c], (a + b) % 2, pool, &g));
                 }
         checked++;
     }
+    /* plain, packed and callback operands; a column split (n > m) and a row
+     * split (n small), k across blocks */
+    const size_t shapes[][3] = {{30, 300, 600}, {200, 20, 530}, {7, 9, 3}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int how_a = 0; how_a < 3; how_a++)
+            for (int how_b = 0; how_b < 3; how_b++) {
+                CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b, NULL,
+                                     &g));
+                CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b, pool,
+                                     &g));
+            }
     /* k = 0 gives zeros; the default entry point works */
     float c[4] = {1, 2, 3, 4}, a[1] = {0}, b[1] = {0};
     const struct sgemm_args z = {2, 2, 0, a, 1, false, b, 2, false, c, 2};

@@ -1,6 +1,7 @@
 /* test_weights_constant.c -- convsel_set_weights_constant. With constant
  * weights the solvers that transform weights (oneDNN's reorders, Winograd's
- * filter transform) transform them once per weights address: the test
+ * filter transform, convsel's GEMM solvers' packing for the kernel, in
+ * both layouts) transform them once per weights address: the test
  * proves the copy is really reused (weights changed in place without
  * telling the handle still give the old answer -- the documented contract),
  * and that everything the contract allows gives the right answer: repeated
@@ -45,13 +46,24 @@ static bool matches(struct fixture *f, const float *w, const float *truth, doubl
 
 /* transforms: whether the solver keeps a transformed copy of the weights
  * for this problem (onednn_gemm computes on the caller's weights as they
- * are, so it never serves an old copy). */
-static void solver_case(const char *solver, bool transforms, double tol) {
+ * are, so it never serves an old copy). The problem: 16 -> 32 channels at
+ * 14x14, a 3x3 filter (pad 1), or with `shape` 1: a 1x1 filter, 2: a 1x1
+ * filter at stride 2, 3: 3x3 in 4 groups; `layout` NCHW or NHWC. */
+static void solver_case_as(const char *solver, bool transforms, double tol, int shape,
+                           convsel_layout_t layout) {
     struct fixture f = {0};
     CHECK(convsel_handle_create(&f.h) == CONVSEL_STATUS_SUCCESS);
     convsel_set_num_threads(f.h, 2);
     struct test_problem tp = test_problem_default();
     tp.c = 16, tp.k = 32, tp.h = tp.w = 14, tp.r = tp.s = 3, tp.pad_h = tp.pad_w = 1;
+    tp.layout = layout;
+    tp.filter_layout = layout == CONVSEL_LAYOUT_NHWC ? CONVSEL_FILTER_KRSC : CONVSEL_FILTER_KCRS;
+    if (shape == 1 || shape == 2)
+        tp.r = tp.s = 1, tp.pad_h = tp.pad_w = 0;
+    if (shape == 2)
+        tp.stride_h = tp.stride_w = 2;
+    if (shape == 3)
+        tp.groups = 4;
     CHECK(test_descs_create(f.h, &tp, &f.d) == CONVSEL_STATUS_SUCCESS);
     CHECK(convsel_solver_find(f.h, solver, &f.id) == CONVSEL_STATUS_SUCCESS);
     CHECK(convsel_solver_find(f.h, "reference", &f.ref) == CONVSEL_STATUS_SUCCESS);
@@ -104,11 +116,16 @@ static void solver_case(const char *solver, bool transforms, double tol) {
     CHECK(matches(&f, w, w, tol));
     fill(w, wn, 5);
     CHECK(matches(&f, w, w, tol));
-    printf("%s: constant weights reused, forgotten and off as documented\n", solver);
+    printf("%s (shape %d, %s): constant weights reused, forgotten and off as documented\n", solver,
+           shape, layout == CONVSEL_LAYOUT_NHWC ? "NHWC" : "NCHW");
 
     free(w), free(old), free(other), free(f.x), free(f.y), free(f.want), free(f.ws);
     test_descs_destroy(&f.d);
     convsel_handle_destroy(f.h);
+}
+
+static void solver_case(const char *solver, bool transforms, double tol) {
+    solver_case_as(solver, transforms, tol, 0, CONVSEL_LAYOUT_NCHW);
 }
 
 static void bad_arguments(void) {
@@ -131,6 +148,12 @@ int main(void) {
     solver_case("onednn_winograd", true, 1e-3);
     solver_case("winograd_f4x3", true, 1e-3);
     solver_case("onednn_gemm", false, 1e-4);
-    solver_case("im2col_gemm", false, 1e-4); /* takes no copy: the flag changes nothing */
+    /* convsel's GEMM solvers keep the weights packed for the kernel */
+    for (int layout = 0; layout < 2; layout++) {
+        solver_case_as("im2col_gemm", true, 1e-4, 0, (convsel_layout_t)layout);
+        solver_case_as("gemm_1x1", true, 1e-4, 1, (convsel_layout_t)layout);
+        solver_case_as("gemm_1x1_strided", true, 1e-4, 2, (convsel_layout_t)layout);
+        solver_case_as("grouped_gemm", true, 1e-4, 3, (convsel_layout_t)layout);
+    }
     return test_finish("test_weights_constant");
 }

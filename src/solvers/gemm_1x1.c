@@ -1,8 +1,12 @@
 /* gemm_1x1.c -- 1x1 convolutions as plain GEMMs, no im2col. With stride 1
- * and no padding the input itself is the columns matrix: (C x H*W) in NCHW,
- * (H*W x C) in NHWC, for each image and group. The strided variant first
- * gathers the sampled pixels into the workspace (C x OH*OW), which is
- * 1/stride^2 of the input, then runs the same GEMM. */
+ * and no padding the input itself is the GEMM's operand: (C x H*W) in
+ * NCHW, (H*W x C) in NHWC, for each image and group. With a larger stride
+ * the sampled pixels are packed by the GEMM straight from x in NCHW (the
+ * im2col packer of a 1x1 filter), and gathered into the workspace (OH*OW x
+ * C/g, 1/stride^2 of the input) in NHWC. The weights are packed once per
+ * call, or once per address when constant (gemm_common.h). */
+#include <string.h>
+
 #include "solvers/gemm_common.h"
 
 static bool is_1x1_unpadded(const struct conv_problem *p, const char **reason) {
@@ -39,20 +43,23 @@ static bool unit_applicable(const struct conv_problem *p, const char **reason) {
     return true;
 }
 
-static size_t no_workspace(const struct conv_problem *p) {
-    (void)p;
-    return 0;
+static size_t unit_workspace(const struct conv_problem *p) {
+    return gemm_weights_workspace_bytes(p);
 }
+
+extern const struct solver solver_gemm_1x1, solver_gemm_1x1_strided; /* plans' owners */
 
 static convsel_status_t unit_run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t cg = p->c / p->groups;
+    const float *weights = gemm_packed_weights(a, &solver_gemm_1x1, a->workspace);
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
             const float *x = a->x + n * p->x_stride[DIM_N] + g * cg * p->x_stride[DIM_C];
             /* NCHW: rows are channels (stride H*W); NHWC: rows are pixels (stride C) */
-            const int ld = (int)(p->layout == CONVSEL_LAYOUT_NCHW ? p->h * p->w : p->c);
-            gemm_group(p, a->w, x, ld, n, g, a->y, a->pool);
+            const size_t ld = (size_t)(p->layout == CONVSEL_LAYOUT_NCHW ? p->h * p->w : p->c);
+            const struct sgemm_operand x_g = {.matrix = x, .ld = ld};
+            gemm_group(p, weights, &x_g, n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;
 }
@@ -63,7 +70,7 @@ const struct solver solver_gemm_1x1 = {
     /* the same fp32 GEMM accumulation as im2col_gemm (see there) */
     .tolerance = 1e-4,
     .is_applicable = unit_applicable,
-    .workspace_size = no_workspace,
+    .workspace_size = unit_workspace,
     .run = unit_run,
 };
 
@@ -80,28 +87,40 @@ static bool strided_applicable(const struct conv_problem *p, const char **reason
     return true;
 }
 
-static size_t strided_workspace(const struct conv_problem *p) {
+static size_t gathered_bytes(const struct conv_problem *p) {
+    if (p->layout == CONVSEL_LAYOUT_NCHW)
+        return 0;
     return (size_t)(p->c / p->groups) * (size_t)(p->oh * p->ow) * sizeof(float);
+}
+
+/* NHWC: the gathered pixels, then the packed weights. */
+static size_t strided_workspace(const struct conv_problem *p) {
+    return gathered_bytes(p) + gemm_weights_workspace_bytes(p);
 }
 
 static convsel_status_t strided_run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
-    const int64_t cg = p->c / p->groups, pix = p->oh * p->ow;
+    const int64_t cg = p->c / p->groups;
     const int64_t *xs = p->x_stride;
     float *cols = a->workspace;
-    const bool nchw = p->layout == CONVSEL_LAYOUT_NCHW;
+    const float *weights = gemm_packed_weights(a, &solver_gemm_1x1_strided,
+                                               (float *)((char *)a->workspace + gathered_bytes(p)));
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
-            for (int64_t c = 0; c < cg; c++) {
-                const float *src = a->x + n * xs[DIM_N] + (g * cg + c) * xs[DIM_C];
-                for (int64_t oy = 0; oy < p->oh; oy++)
-                    for (int64_t ox = 0; ox < p->ow; ox++) {
-                        const float v =
-                            src[oy * p->stride_h * xs[DIM_H] + ox * p->stride_w * xs[DIM_W]];
-                        cols[nchw ? c * pix + oy * p->ow + ox : (oy * p->ow + ox) * cg + c] = v;
-                    }
+            if (p->layout == CONVSEL_LAYOUT_NCHW) {
+                const struct gemm_im2col fields = {p, a->x, n, g};
+                const struct sgemm_operand x_g = {.pack = gemm_im2col_pack, .ctx = &fields};
+                gemm_group(p, weights, &x_g, n, g, a->y, a->pool);
+                continue;
             }
-            gemm_group(p, a->w, cols, (int)(nchw ? pix : cg), n, g, a->y, a->pool);
+            for (int64_t oy = 0; oy < p->oh; oy++) /* NHWC: (pix x cg), runs of channels */
+                for (int64_t ox = 0; ox < p->ow; ox++)
+                    memcpy(cols + (oy * p->ow + ox) * cg,
+                           a->x + n * xs[DIM_N] + g * cg * xs[DIM_C] +
+                               oy * p->stride_h * xs[DIM_H] + ox * p->stride_w * xs[DIM_W],
+                           (size_t)cg * sizeof *cols);
+            const struct sgemm_operand x_g = {.matrix = cols, .ld = (size_t)cg};
+            gemm_group(p, weights, &x_g, n, g, a->y, a->pool);
         }
     return CONVSEL_STATUS_SUCCESS;
 }

@@ -1,39 +1,15 @@
-/* gemm_common.c -- see gemm_common.h. The filter is used in place as the
- * other operand: its (k, c, r, s) or (k, r, s, c) order is the order of the
- * columns matrix's taps. The GEMM is convsel's own (kernels/sgemm.c): on
- * this machine class OpenBLAS 0.3.21 does not recognize the CPU and runs
- * SSE3 kernels, 3-6x slower (build/bench_sgemm). */
+/* gemm_common.c -- see gemm_common.h. The filter is used as the other
+ * operand in its own order: its (k, c, r, s) or (k, r, s, c) order is the
+ * order of the taps. The GEMM is convsel's own (kernels/sgemm.c; the
+ * Debian OpenBLAS picks its SSE3 or Haswell kernels on this CPU and its
+ * threads spin: build/bench_sgemm compares). */
 #include "solvers/gemm_common.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "solvers/kernels/sgemm.h"
-
-void gemm_group(const struct conv_problem *p, const float *w, const float *cols, int ld, int64_t n,
-                int64_t g, float *y, struct thread_pool *pool) {
-    const int64_t kg = p->k / p->groups;
-    const int taps = (int)(p->c / p->groups * p->r * p->s), pix = (int)(p->oh * p->ow);
-    const float *wg = w + g * kg * taps;
-    if (p->layout == CONVSEL_LAYOUT_NCHW) {
-        /* y_g (kg x pix) = W_g (kg x taps) * cols (taps x pix) */
-        const struct sgemm_args a = {
-            (size_t)kg,   (size_t)pix,
-            (size_t)taps, wg,
-            (size_t)taps, false,
-            cols,         (size_t)ld,
-            false,        y + n * p->y_stride[DIM_N] + g * kg * p->y_stride[DIM_C],
-            (size_t)pix};
-        sgemm(&a, pool);
-    } else {
-        /* y_g (pix x kg, row stride k) = cols (pix x taps) * W_g^T (taps x kg) */
-        const struct sgemm_args a = {
-            (size_t)pix, (size_t)kg, (size_t)taps, cols, (size_t)ld,
-            false,       wg,         (size_t)taps, true, y + n * p->y_stride[DIM_N] + g * kg,
-            (size_t)p->k};
-        sgemm(&a, pool);
-    }
-}
+#include "solvers/plan_cache.h"
 
 bool im2col_gemm_fits(const struct conv_problem *p, const char **reason) {
     if (!p->packed) {
@@ -48,6 +24,198 @@ bool im2col_gemm_fits(const struct conv_problem *p, const char **reason) {
         return false;
     }
     return true;
+}
+
+static int64_t taps_of(const struct conv_problem *p) {
+    return p->c / p->groups * p->r * p->s;
+}
+
+static bool weights_are_a(const struct conv_problem *p) {
+    return p->layout == CONVSEL_LAYOUT_NCHW;
+}
+
+static size_t group_floats(const struct conv_problem *p) {
+    return sgemm_packed_floats(NULL, weights_are_a(p), (size_t)(p->k / p->groups),
+                               (size_t)taps_of(p));
+}
+
+size_t gemm_packed_weights_floats(const struct conv_problem *p) {
+    return group_floats(p) * (size_t)p->groups;
+}
+
+size_t gemm_weights_workspace_bytes(const struct conv_problem *p) {
+    return gemm_packed_weights_floats(p) * sizeof(float) + 64;
+}
+
+const float *gemm_group_weights(const struct conv_problem *p, const float *packed, int64_t g) {
+    return packed + (size_t)g * group_floats(p);
+}
+
+struct weights_job {
+    const struct conv_problem *p;
+    const float *w;
+    float *out;
+};
+
+/* W_g as the kernel's operand: A (kg x taps) for NCHW, B = W_g^T for NHWC. */
+static struct sgemm_operand group_matrix(const struct conv_problem *p, const float *w, int64_t g) {
+    const int64_t kg = p->k / p->groups, taps = taps_of(p);
+    return (struct sgemm_operand){
+        .matrix = w + g * kg * taps, .ld = (size_t)taps, .trans = !weights_are_a(p)};
+}
+
+/* Task = one group, packed on this thread (grouped layers: many small ones). */
+static void pack_groups(void *ctx, size_t begin, size_t end) {
+    const struct weights_job *j = ctx;
+    const struct conv_problem *p = j->p;
+    for (size_t g = begin; g < end; g++) {
+        const struct sgemm_operand m = group_matrix(p, j->w, (int64_t)g);
+        sgemm_pack(NULL, weights_are_a(p), &m, (size_t)(p->k / p->groups), (size_t)taps_of(p),
+                   j->out + g * group_floats(p), NULL);
+    }
+}
+
+static void pack_weights(const struct conv_run_args *a, float *out) {
+    const struct conv_problem *p = a->p;
+    if (p->groups == 1) {
+        const struct sgemm_operand m = group_matrix(p, a->w, 0);
+        sgemm_pack(NULL, weights_are_a(p), &m, (size_t)p->k, (size_t)taps_of(p), out, a->pool);
+        return;
+    }
+    struct weights_job j = {p, a->w, out};
+    thread_pool_parallel_for(a->pool, (size_t)p->groups, pack_groups, &j);
+}
+
+/* Packed weights kept for constant weights: those of the weights at `from`. */
+struct weights_plan {
+    const float *from; /* NULL until data holds a complete packing */
+    float data[];
+};
+
+const float *gemm_packed_weights(const struct conv_run_args *a, const struct solver *owner,
+                                 float *scratch) {
+    const struct conv_problem *p = a->p;
+    struct weights_plan *plan = NULL;
+    if (a->weights_constant && a->plans) {
+        char key[CONVSEL_PROBLEM_KEY_MAX];
+        problem_key_format(p, key, sizeof key);
+        plan = plan_cache_find(a->plans, owner, key);
+        if (plan == NULL &&
+            (plan = malloc(sizeof *plan + gemm_packed_weights_floats(p) * sizeof(float))) != NULL) {
+            plan->from = NULL;
+            if (!plan_cache_put(a->plans, owner, key, plan, free))
+                plan = NULL; /* freed by the cache */
+        }
+    }
+    if (plan && plan->from == a->w)
+        return plan->data;
+    float *out = plan ? plan->data : scratch;
+    if (out == NULL)
+        return NULL;
+    pack_weights(a, out);
+    if (plan)
+        plan->from = a->w;
+    return out;
+}
+
+void gemm_group(const struct conv_problem *p, const float *packed_weights,
+                const struct sgemm_operand *x_g, int64_t n, int64_t g, float *y,
+                struct thread_pool *pool) {
+    const int64_t kg = p->k / p->groups, pix = p->oh * p->ow;
+    const struct sgemm_operand w = {.packed = gemm_group_weights(p, packed_weights, g)};
+    struct sgemm_op op = {.k = (size_t)taps_of(p)};
+    if (weights_are_a(p)) {
+        /* y_g (kg x pix) = W_g (kg x taps) * X_g (taps x pix) */
+        op.m = (size_t)kg, op.n = (size_t)pix, op.a = w, op.b = *x_g;
+        op.c = y + n * p->y_stride[DIM_N] + g * kg * p->y_stride[DIM_C], op.ldc = (size_t)pix;
+    } else {
+        /* y_g (pix x kg, row stride k) = X_g (pix x taps) * W_g^T (taps x kg) */
+        op.m = (size_t)pix, op.n = (size_t)kg, op.a = *x_g, op.b = w;
+        op.c = y + n * p->y_stride[DIM_N] + g * kg, op.ldc = (size_t)p->k;
+    }
+    sgemm_run(&op, pool);
+}
+
+/* One run of pixels of a panel block that share an output row. */
+struct segment {
+    int64_t oy, ox, len;
+    size_t dst; /* offset of its first value within the block's tap row */
+};
+
+/* The taps (c, r, s) of depth p in the filter layout's order. */
+static void tap_of(const struct conv_problem *p, int64_t t, int64_t *c, int64_t *r, int64_t *s) {
+    const int64_t cg = p->c / p->groups;
+    if (p->filter_layout == CONVSEL_FILTER_KCRS) {
+        *c = t / (p->r * p->s), *r = t / p->s % p->r, *s = t % p->s;
+    } else {
+        *r = t / (p->s * cg), *s = t / cg % p->s, *c = t % cg;
+    }
+}
+
+/* Panels are filled PANELS_AT_ONCE at a time, tap by tap: each tap reads
+ * one input row per output row the block covers (a few hundred bytes in a
+ * row) instead of 32 floats from each of thousands of taps. */
+#define PANELS_AT_ONCE 8
+
+void gemm_im2col_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t kc, size_t width,
+                      float *out) {
+    const struct gemm_im2col *m = ctx;
+    const struct conv_problem *p = m->p;
+    const int64_t *xs = p->x_stride, cg = p->c / p->groups;
+    const float *image = m->x + m->n * xs[DIM_N] + m->g * cg * xs[DIM_C];
+    struct segment seg[PANELS_AT_ONCE * 32 + PANELS_AT_ONCE];
+    for (size_t q0 = j0; q0 < j1; q0 += PANELS_AT_ONCE * width) {
+        const size_t q1 = q0 + PANELS_AT_ONCE * width < j1 ? q0 + PANELS_AT_ONCE * width : j1;
+        const size_t panels = (q1 - q0 + width - 1) / width;
+        float *block = out + (q0 - j0) * kc;
+        int n_seg = 0;
+        for (size_t j = q0; j < q1;) {
+            const int64_t oy = (int64_t)j / p->ow, ox = (int64_t)j % p->ow;
+            const size_t panel = (j - q0) / width, lane = (j - q0) % width;
+            size_t len = (size_t)(p->ow - ox);
+            if (len > width - lane)
+                len = width - lane;
+            if (len > q1 - j)
+                len = q1 - j;
+            seg[n_seg++] = (struct segment){oy, ox, (int64_t)len, panel * kc * width + lane};
+            j += len;
+        }
+        const size_t tail = panels * width - (q1 - q0); /* lanes past j1 in the last panel */
+        for (size_t t = 0; t < kc; t++) {
+            int64_t c, r, s;
+            tap_of(p, (int64_t)(p0 + t), &c, &r, &s);
+            const float *chan = image + c * xs[DIM_C];
+            for (int i = 0; i < n_seg; i++) {
+                float *dst = block + seg[i].dst + t * width;
+                const int64_t iy = seg[i].oy * p->stride_h - p->pad_h + r * p->dil_h;
+                const int64_t len = seg[i].len;
+                if (iy < 0 || iy >= p->h) {
+                    memset(dst, 0, (size_t)len * sizeof *dst);
+                    continue;
+                }
+                const float *row = chan + iy * xs[DIM_H];
+                const int64_t ix0 = seg[i].ox * p->stride_w - p->pad_w + s * p->dil_w;
+                if (p->stride_w == 1 && xs[DIM_W] == 1) {
+                    int64_t lo = -ix0 > 0 ? -ix0 : 0, hi = p->w - ix0 < len ? p->w - ix0 : len;
+                    if (lo > len)
+                        lo = len;
+                    if (hi < lo)
+                        hi = lo;
+                    memset(dst, 0, (size_t)lo * sizeof *dst);
+                    memcpy(dst + lo, row + ix0 + lo, (size_t)(hi - lo) * sizeof *dst);
+                    memset(dst + hi, 0, (size_t)(len - hi) * sizeof *dst);
+                } else {
+                    for (int64_t k = 0; k < len; k++) {
+                        const int64_t ix = ix0 + k * p->stride_w;
+                        dst[k] = ix >= 0 && ix < p->w ? row[ix * xs[DIM_W]] : 0.0f;
+                    }
+                }
+            }
+            if (tail)
+                memset(block + (panels - 1) * kc * width + t * width + (width - tail), 0,
+                       tail * sizeof *block);
+        }
+    }
 }
 
 /* Position of filter tap (c, r, s) within one row of W_g. */

@@ -1,22 +1,61 @@
-/* gemm_common.h -- what the GEMM-based solvers share: the GEMM step for one
- * image and group, y_g = W_g * X_g, where X_g is a (C/g x P) matrix in NCHW
- * (row stride x_ld) or a (P x C) matrix in NHWC, P = output pixels; and
- * im2col, which builds X_g from the input for any filter. */
+/* gemm_common.h -- what the GEMM-based solvers share.
+ *
+ * The GEMM of image n, group g is y_g = W_g * X_g, X_g being the group's
+ * receptive fields (taps c/g * r * s in the filter layout's order, by
+ * output pixel):
+ *   NCHW: y_g (kg x pix) = W_g (kg x taps) * X_g (taps x pix)
+ *   NHWC: y_g (pix x kg, row stride k) = X_g (pix x taps) * W_g^T
+ * The weights are packed for the GEMM kernel once per call (for every
+ * image of the batch), or once per weights address when the caller
+ * declared them constant (kept in the handle's plan cache). In NCHW the
+ * receptive fields are never written out: the GEMM packs them straight
+ * from x (gemm_im2col_pack); in NHWC they are gathered pixel by pixel
+ * (runs of c/g floats) into a columns matrix first. */
 #ifndef CONVSEL_SOLVERS_GEMM_COMMON_H
 #define CONVSEL_SOLVERS_GEMM_COMMON_H
 
+#include "solvers/kernels/sgemm.h"
 #include "solvers/solver.h"
-
-/* Computes image n, group g of y from a columns matrix `cols` laid out for
- * p's layout with K = taps (c/g * r * s in filter order) rows/columns:
- *   NCHW: cols is (K x P) with row stride ld;
- *   NHWC: cols is (P x K) with row stride ld. */
-void gemm_group(const struct conv_problem *p, const float *w, const float *cols, int ld, int64_t n,
-                int64_t g, float *y, struct thread_pool *pool);
 
 /* Whether p suits the GEMM solvers: packed tensors and GEMM dimensions in
  * int range. Otherwise false, with the reason. */
 bool im2col_gemm_fits(const struct conv_problem *p, const char **reason);
+
+/* Floats of every group's packed weights (the kernel's A for NCHW, B for NHWC). */
+size_t gemm_packed_weights_floats(const struct conv_problem *p);
+
+/* Bytes a solver's workspace reserves for them (0 when the plan holds them). */
+size_t gemm_weights_workspace_bytes(const struct conv_problem *p);
+
+/* The packed weights of this run: from the plan cache (owner's plan for
+ * the problem, keyed by the weights' address) when a->weights_constant,
+ * else packed now into scratch (gemm_packed_weights_floats of them),
+ * on the pool's threads. NULL when the plan cannot be had and scratch is
+ * NULL. */
+const float *gemm_packed_weights(const struct conv_run_args *a, const struct solver *owner,
+                                 float *scratch);
+
+/* The packed weights of group g within them. */
+const float *gemm_group_weights(const struct conv_problem *p, const float *packed, int64_t g);
+
+/* The receptive fields of NCHW image n, group g as the GEMM's B operand,
+ * packed from x on demand (sgemm_pack_fn): columns are output pixels,
+ * depths are taps. Works for any filter, stride, padding and dilation and
+ * either filter layout (the taps' order is the filter's). */
+struct gemm_im2col {
+    const struct conv_problem *p;
+    const float *x;
+    int64_t n, g;
+};
+void gemm_im2col_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t kc, size_t width,
+                      float *out);
+
+/* y_g of image n, group g: NCHW with B = X_g given as an operand (the
+ * im2col packer, or x itself for an unpadded 1x1); NHWC with A = X_g
+ * (a columns matrix, or x itself). The weights are packed (above). */
+void gemm_group(const struct conv_problem *p, const float *packed_weights,
+                const struct sgemm_operand *x_g, int64_t n, int64_t g, float *y,
+                struct thread_pool *pool);
 
 /* Copies the receptive fields of image n, group g, input channels [c0, c1)
  * of the group into cols: tap t (c/g * r * s, in the filter layout's order)

@@ -53,16 +53,24 @@ static int64_t block_tiles(const struct conv_problem *p) {
     return t < TILE_BLOCK ? t : TILE_BLOCK;
 }
 
-/* U (36 x K x C), then V (36 x C x TB) and M (36 x K x TB). */
+/* U[i] packed for the GEMM kernel (K x C, one per position). */
+static size_t packed_u_floats(const struct conv_problem *p) {
+    return sgemm_packed_floats(NULL, true, (size_t)p->k, (size_t)p->c);
+}
+
+/* U (36 x K x C), then V (36 x C x TB) and M (36 x K x TB), then U packed. */
 static size_t workspace_size(const struct conv_problem *p) {
     const size_t tb = (size_t)block_tiles(p);
-    return 36 * ((size_t)(p->k * p->c) + (size_t)p->c * tb + (size_t)p->k * tb) * sizeof(float);
+    return 36 *
+           ((size_t)(p->k * p->c) + (size_t)p->c * tb + (size_t)p->k * tb + packed_u_floats(p)) *
+           sizeof(float);
 }
 
 struct wino {
     const struct conv_problem *p;
     const float *x, *w;
     float *y, *u, *v, *m;
+    const float *u_packed;  /* U[i] packed for the kernel: the plan's or the workspace's */
     int64_t th, tw, t0, tb; /* tiles per image row/column; current block */
 };
 
@@ -187,40 +195,52 @@ static void output_transform(void *ctx, size_t begin, size_t end) {
 }
 
 /* M[i] = U[i] * V[i] for positions i in [begin, end): whole GEMMs per
- * thread, one pool job for all 36 (each job costs a wake-up). */
+ * thread, one pool job for all 36 (each job costs a wake-up). U[i] comes
+ * packed: every tile block reuses it. */
 static void position_gemms(void *ctx, size_t begin, size_t end) {
     const struct wino *s = ctx;
     const struct conv_problem *p = s->p;
     for (size_t i = begin; i < end; i++) {
-        const struct sgemm_args g = {(size_t)p->k,
-                                     (size_t)s->tb,
-                                     (size_t)p->c,
-                                     s->u + i * (size_t)(p->k * p->c),
-                                     (size_t)p->c,
-                                     false,
-                                     s->v + i * (size_t)(p->c * s->tb),
-                                     (size_t)s->tb,
-                                     false,
-                                     s->m + i * (size_t)(p->k * s->tb),
-                                     (size_t)s->tb};
-        sgemm(&g, NULL);
+        const struct sgemm_op op = {
+            .m = (size_t)p->k,
+            .n = (size_t)s->tb,
+            .k = (size_t)p->c,
+            .a = {.packed = s->u_packed + i * packed_u_floats(p)},
+            .b = {.matrix = s->v + i * (size_t)(p->c * s->tb), .ld = (size_t)s->tb},
+            .c = s->m + i * (size_t)(p->k * s->tb),
+            .ldc = (size_t)s->tb,
+        };
+        sgemm_run(&op, NULL);
+    }
+}
+
+/* Packs U[i] for positions i in [begin, end). */
+static void pack_positions(void *ctx, size_t begin, size_t end) {
+    const struct wino *s = ctx;
+    const struct conv_problem *p = s->p;
+    for (size_t i = begin; i < end; i++) {
+        const struct sgemm_operand u = {.matrix = s->u + i * (size_t)(p->k * p->c),
+                                        .ld = (size_t)p->c};
+        sgemm_pack(NULL, true, &u, (size_t)p->k, (size_t)p->c,
+                   (float *)s->u_packed + i * packed_u_floats(p), NULL);
     }
 }
 
 extern const struct solver solver_winograd_f4x3; /* its plans' owner */
 
-/* Transformed filters kept for constant weights: U of the weights at `from`. */
+/* Transformed filters kept for constant weights: U of the weights at
+ * `from`, packed for the GEMM kernel. */
 struct wino_plan {
     const float *from; /* NULL until u holds a complete transform */
     float u[];
 };
 
-/* Points s->u at this run's U: the plan's when the weights are constant
- * (transformed once per weights address), else the workspace's,
- * transformed now. */
+/* Points s->u_packed at this run's packed U: the plan's when the weights
+ * are constant (transformed once per weights address), else the
+ * workspace's, transformed (into s->u) and packed now. */
 static void filters(const struct conv_run_args *a, struct wino *s) {
     const struct conv_problem *p = a->p;
-    const size_t u_floats = 36 * (size_t)(p->k * p->c);
+    const size_t u_floats = 36 * packed_u_floats(p);
     struct wino_plan *plan = NULL;
     char key[CONVSEL_PROBLEM_KEY_MAX];
     if (a->weights_constant && a->plans) {
@@ -232,10 +252,12 @@ static void filters(const struct conv_run_args *a, struct wino *s) {
                 plan = NULL; /* freed by the cache */
         }
     }
-    s->u = plan ? plan->u : a->workspace;
+    s->u = a->workspace;
+    s->u_packed = plan ? plan->u : s->m + 36 * p->k * block_tiles(p);
     if (plan && plan->from == a->w)
         return;
     thread_pool_parallel_for(a->pool, (size_t)p->k, filter_transform, s);
+    thread_pool_parallel_for(a->pool, 36, pack_positions, s);
     if (plan)
         plan->from = a->w;
 }

@@ -1,63 +1,40 @@
 /* sgemm.c -- see sgemm.h.
  *
- * Structure (the usual one): for each block of KC rows of B, pack that
- * block of B into NR-wide panels and the matching columns of A into MR-tall
- * panels, then a micro-kernel multiplies one A panel by one B panel into an
- * MR x NR tile of C held in registers. The micro-kernel is written once
- * with GCC vector extensions (vector width V, tile MR x 2V) and compiled
- * for each ISA level with the tile that fits its registers (AVX-512:
- * 8 x 32, 16 accumulators; AVX2: 6 x 16, 12 of its 16 registers; 12 x 32
- * measured no faster here). The rows macros go up to 14. Edge tiles are
- * computed into a scratch tile and copied. Threads take disjoint column
- * ranges of C (multiples of NR), or disjoint row ranges when C has fewer
- * columns than rows, so they share nothing but A and B. */
+ * The loop nest is the usual one for caches: for each block of KC of the
+ * depth, a block of B (KC x up to NC columns) is packed into NR-wide
+ * panels, and for each block of MC rows of A (KC x MC, packed into MR-tall
+ * panels, ~120 KiB: it stays in L2) the micro-kernel multiplies one A panel
+ * by one B panel (KC x NR = 32 KiB: it stays in L1 while the A panels pass)
+ * into an MR x NR tile of C held in registers. Packed operands (the
+ * weights, packed once by the solver) and packing callbacks (the im2col of
+ * an input, read straight into panels) replace the packing step.
+ *
+ * The micro-kernel is written once with GCC vector extensions (vector
+ * width V, tile MR x 2V) and compiled per ISA level with the tile that
+ * fits its registers: AVX-512 14 x 32 (28 of 32 zmm registers for C, two
+ * FMA pipes of latency 4 need >= 8 independent sums), AVX2 6 x 16 (12 of
+ * 16), generic 4 x 8. Edge tiles are computed into a scratch tile and
+ * copied.
+ *
+ * Threads take disjoint ranges of C's columns (in NR panels), or of its
+ * rows (in MR panels) when C has few columns; the operand that every range
+ * reads whole (A for column ranges, B for row ranges) is packed once, in
+ * parallel, before the ranges run, unless it came packed. */
 #include "solvers/kernels/sgemm.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define KC 256 /* rows of B per packed block: A and B panels stay in L1/L2 */
+#ifdef CPU_X86_VARIANTS
+#include <immintrin.h>
+#endif
 
-/* ---------------------------- packing ---------------------------- */
-
-/* Packs columns [j0, j0+nc) of rows [p0, p0+kc) of B into NR-wide panels:
- * panel q holds kc rows of NR floats (zero beyond column n). */
-static void pack_b(const struct sgemm_args *g, size_t p0, size_t kc, size_t j0, size_t nc,
-                   size_t nr, float *out) {
-    for (size_t q = 0; q < nc; q += nr) {
-        const size_t w = nc - q < nr ? nc - q : nr;
-        for (size_t p = 0; p < kc; p++) {
-            float *dst = out + q * kc + p * nr;
-            if (g->b_trans) { /* B is stored n x k */
-                for (size_t j = 0; j < w; j++)
-                    dst[j] = g->b[(j0 + q + j) * g->ldb + p0 + p];
-            } else {
-                memcpy(dst, g->b + (p0 + p) * g->ldb + j0 + q, w * sizeof *dst);
-            }
-            for (size_t j = w; j < nr; j++)
-                dst[j] = 0.0f;
-        }
-    }
-}
-
-/* Packs rows [r0, r1) of columns [p0, p0+kc) of A into MR-tall panels:
- * panel holds kc columns of MR floats (zero beyond row r1). */
-static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t r0, size_t r1,
-                   size_t mr, float *out) {
-    for (size_t i0 = r0; i0 < r1; i0 += mr) {
-        const size_t h = r1 - i0 < mr ? r1 - i0 : mr;
-        float *panel = out + (i0 - r0) * kc;
-        for (size_t p = 0; p < kc; p++)
-            for (size_t i = 0; i < mr; i++) {
-                float v = 0.0f;
-                if (i < h)
-                    v = g->a_trans ? g->a[(p0 + p) * g->lda + i0 + i]
-                                   : g->a[(i0 + i) * g->lda + p0 + p];
-                panel[p * mr + i] = v;
-            }
-    }
-}
+#define KC SGEMM_KC
+#ifndef MC_ROWS
+#define MC_ROWS 112 /* rows of an A block, rounded down to a multiple of MR */
+#endif
+#define NC 4096 /* columns of a B block */
 
 /* ---------------------------- micro-kernels ---------------------------- */
 
@@ -82,8 +59,26 @@ static void pack_a(const struct sgemm_args *g, size_t p0, size_t kc, size_t r0, 
             *r1 = c##i##1;                                                                         \
         }                                                                                          \
     }
+/* The C tile is read and written only after the loop; its lines (rows
+ * ldc apart, often not cached) are fetched while the loop runs. */
+#define PREFETCH_ROW(i)                                                                            \
+    if ((i) < MR) {                                                                                \
+        __builtin_prefetch(c + (i)*ldc, 1);                                                        \
+        __builtin_prefetch(c + (i)*ldc + 2 * V - 1, 1);                                            \
+    }
 #define MICRO_KERNEL_BODY                                                                          \
-    VEC c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};    \
+    PREFETCH_ROW(0)                                                                                \
+    PREFETCH_ROW(1)                                                                                \
+    PREFETCH_ROW(2)                                                                                \
+    PREFETCH_ROW(3)                                                                                \
+    PREFETCH_ROW(4)                                                                                \
+    PREFETCH_ROW(5)                                                                                \
+    PREFETCH_ROW(6)                                                                                \
+    PREFETCH_ROW(7)                                                                                \
+    PREFETCH_ROW(8) PREFETCH_ROW(9) PREFETCH_ROW(10) PREFETCH_ROW(11) PREFETCH_ROW(12)             \
+        PREFETCH_ROW(13) VEC c00 = {0},                                                            \
+                             c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0},     \
+                             c31 = {0};                                                            \
     VEC c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0};    \
     VEC c80 = {0}, c81 = {0}, c90 = {0}, c91 = {0}, c100 = {0}, c101 = {0}, c110 = {0};            \
     VEC c111 = {0}, c120 = {0}, c121 = {0}, c130 = {0}, c131 = {0};                                \
@@ -127,36 +122,216 @@ CPU_TARGET_AVX2 static void ukernel_6x16_avx2(size_t kc, const float *restrict a
     MICRO_KERNEL_BODY
 }
 
-CPU_TARGET_AVX512 static void ukernel_8x32_avx512(size_t kc, const float *restrict a,
-                                                  const float *restrict b, float *restrict c,
-                                                  size_t ldc, bool accumulate) {
-    enum { MR = 8, V = 16 };
+/* 16 depths of up to 16 rows into panel order: rows[j][0..15] -> out[t *
+ * width + j] for t < 16, j < w (zeros for w <= j < width <= 16). A 16 x 16
+ * transpose in registers (unpack by pairs, then by quads, then lanes). */
+CPU_TARGET_AVX512 static void transpose16_avx512(const float *const *rows, size_t w, size_t width,
+                                                 float *out) {
+    __m512 r[16], t[16];
+    for (size_t j = 0; j < 16; j++)
+        r[j] = j < w ? _mm512_loadu_ps(rows[j]) : _mm512_setzero_ps();
+    for (int j = 0; j < 16; j += 2) {
+        t[j] = _mm512_unpacklo_ps(r[j], r[j + 1]);
+        t[j + 1] = _mm512_unpackhi_ps(r[j], r[j + 1]);
+    }
+    for (int j = 0; j < 16; j += 4) {
+        r[j] = _mm512_castpd_ps(
+            _mm512_unpacklo_pd(_mm512_castps_pd(t[j]), _mm512_castps_pd(t[j + 2])));
+        r[j + 1] = _mm512_castpd_ps(
+            _mm512_unpackhi_pd(_mm512_castps_pd(t[j]), _mm512_castps_pd(t[j + 2])));
+        r[j + 2] = _mm512_castpd_ps(
+            _mm512_unpacklo_pd(_mm512_castps_pd(t[j + 1]), _mm512_castps_pd(t[j + 3])));
+        r[j + 3] = _mm512_castpd_ps(
+            _mm512_unpackhi_pd(_mm512_castps_pd(t[j + 1]), _mm512_castps_pd(t[j + 3])));
+    }
+    /* r[4a + b] now holds, in each 128-bit lane L, depths 4L + b of rows
+     * 4a..4a+3. Gather the lanes: output depth 4L + b, rows 0..15. */
+    for (int b = 0; b < 4; b++) {
+        const __m512 lo01 = _mm512_shuffle_f32x4(r[b], r[4 + b], 0x44); /* lanes 0,1 | 0,1 */
+        const __m512 hi01 = _mm512_shuffle_f32x4(r[b], r[4 + b], 0xEE); /* lanes 2,3 | 2,3 */
+        const __m512 lo23 = _mm512_shuffle_f32x4(r[8 + b], r[12 + b], 0x44);
+        const __m512 hi23 = _mm512_shuffle_f32x4(r[8 + b], r[12 + b], 0xEE);
+        t[0 + b] = _mm512_shuffle_f32x4(lo01, lo23, 0x88);  /* lane 0 of all four */
+        t[4 + b] = _mm512_shuffle_f32x4(lo01, lo23, 0xDD);  /* lane 1 */
+        t[8 + b] = _mm512_shuffle_f32x4(hi01, hi23, 0x88);  /* lane 2 */
+        t[12 + b] = _mm512_shuffle_f32x4(hi01, hi23, 0xDD); /* lane 3 */
+    }
+    const __mmask16 keep = (__mmask16)((1u << width) - 1);
+    for (int d = 0; d < 16; d++)
+        _mm512_mask_storeu_ps(out + d * width, keep, t[d]);
+}
+
+CPU_TARGET_AVX512 static void ukernel_14x32_avx512(size_t kc, const float *restrict a,
+                                                   const float *restrict b, float *restrict c,
+                                                   size_t ldc, bool accumulate) {
+    enum { MR = 14, V = 16 };
     typedef v16f VEC;
     MICRO_KERNEL_BODY
 }
 #endif
 
-struct variant {
-    size_t mr, nr;
-    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
-                    size_t ldc, bool accumulate);
-};
-
-static const struct variant variants[3] = {
-    {4, 8, ukernel_4x8_generic},
+static const struct sgemm_kernel kernels[3] = {
+    {4, 8, CPU_GENERIC, ukernel_4x8_generic, NULL},
 #ifdef CPU_X86_VARIANTS
-    {6, 16, ukernel_6x16_avx2},
-    {8, 32, ukernel_8x32_avx512},
+    {6, 16, CPU_AVX2, ukernel_6x16_avx2, NULL},
+    {14, 32, CPU_AVX512, ukernel_14x32_avx512, transpose16_avx512},
 #endif
 };
+
+const struct sgemm_kernel *sgemm_kernel_for(enum cpu_isa isa) {
+    if ((unsigned)isa >= sizeof kernels / sizeof kernels[0] || kernels[isa].ukernel == NULL ||
+        !cpu_supports(isa))
+        return NULL;
+    return &kernels[isa];
+}
+
+const struct sgemm_kernel *sgemm_kernel_best(void) {
+    enum cpu_isa isa = cpu_best_isa();
+    while ((unsigned)isa >= sizeof kernels / sizeof kernels[0] || kernels[isa].ukernel == NULL)
+        isa = (enum cpu_isa)(isa - 1);
+    return &kernels[isa];
+}
+
+/* ---------------------------- packing ---------------------------- */
+
+static size_t round_up(size_t v, size_t m) {
+    return (v + m - 1) / m * m;
+}
+
+typedef float v16u __attribute__((vector_size(64), aligned(4)));
+
+/* Plain matrices: A's rows (is_a) or B's columns, at depths [p0, p0+kc). */
+static void pack_matrix(const struct sgemm_kernel *kn, const struct sgemm_operand *o, bool is_a,
+                        size_t i0, size_t i1, size_t p0, size_t kc, size_t width, float *out) {
+    /* Element (i, p) of the operand as the GEMM sees it (A: row i, column
+     * p; B: row p, column i) lives at x[i * si + p * sp]. */
+    const bool row_major_i = is_a != o->trans;
+    const size_t si = row_major_i ? o->ld : 1, sp = row_major_i ? 1 : o->ld;
+    /* Whole AVX-512 panels from contiguous rows: PANELS_AT_ONCE panels per
+     * pass over the rows, so that each row is read 1 KiB at a time (one
+     * row per panel would read 128 bytes from each of kc rows, a TLB miss
+     * each) while only a few panels are written. */
+    enum { PANELS_AT_ONCE = 8 };
+    size_t q = i0;
+    if (si == 1 && width == 32)
+        for (; q + PANELS_AT_ONCE * 32 <= i1; q += PANELS_AT_ONCE * 32) {
+            const float *src = o->matrix + p0 * sp + q;
+            float *panels = out + (q - i0) * kc;
+            for (size_t p = 0; p < kc; p++) {
+                const v16u *from = (const v16u *)(src + p * sp);
+                for (size_t t = 0; t < PANELS_AT_ONCE; t++) {
+                    v16u *to = (v16u *)(panels + t * 32 * kc + p * 32);
+                    to[0] = from[2 * t];
+                    to[1] = from[2 * t + 1];
+                }
+            }
+        }
+    for (; q < i1; q += width) {
+        const size_t w = i1 - q < width ? i1 - q : width;
+        float *panel = out + (q - i0) * kc;
+        if (si == 1) { /* a row of the panel is contiguous in memory */
+            const float *src = o->matrix + p0 * sp + q;
+            for (size_t p = 0; p < kc; p++) {
+                memcpy(panel + p * width, src + p * sp, w * sizeof *panel);
+                for (size_t j = w; j < width; j++)
+                    panel[p * width + j] = 0.0f;
+            }
+            continue;
+        }
+        /* The panel's rows are strided: a transposition. Blocks of 16 depths
+         * are read row by row (contiguous, 64 bytes each) into a small tile
+         * in L1, then written out depth by depth. */
+        float tmp[32][16];
+        const float *rows[32];
+        for (size_t j = 0; j < w; j++)
+            rows[j] = o->matrix + (q + j) * si + p0 * sp;
+        size_t p = 0;
+        if (sp == 1 && width <= 16 && kn->transpose16)
+            for (; p + 16 <= kc; p += 16) {
+                const float *at[16];
+                for (size_t j = 0; j < w; j++)
+                    at[j] = rows[j] + p;
+                kn->transpose16(at, w, width, panel + p * width);
+            }
+        if (sp == 1)
+            for (; p + 16 <= kc; p += 16) {
+                for (size_t j = 0; j < w; j++)
+                    memcpy(tmp[j], rows[j] + p, sizeof tmp[j]);
+                for (size_t t = 0; t < 16; t++) {
+                    float *dst = panel + (p + t) * width;
+                    for (size_t j = 0; j < w; j++)
+                        dst[j] = tmp[j][t];
+                    for (size_t j = w; j < width; j++)
+                        dst[j] = 0.0f;
+                }
+            }
+        for (; p < kc; p++) {
+            float *dst = panel + p * width;
+            for (size_t j = 0; j < w; j++)
+                dst[j] = rows[j][p * sp];
+            for (size_t j = w; j < width; j++)
+                dst[j] = 0.0f;
+        }
+    }
+}
+
+static void pack_operand(const struct sgemm_kernel *kn, const struct sgemm_operand *o, bool is_a,
+                         size_t i0, size_t i1, size_t p0, size_t kc, size_t width, float *out) {
+    if (o->pack)
+        o->pack(o->ctx, i0, i1, p0, kc, width, out);
+    else
+        pack_matrix(kn, o, is_a, i0, i1, p0, kc, width, out);
+}
+
+/* The block of a packed operand (rows padded to rows_pad) at depth p0 and
+ * row i0 (a multiple of the panel width): blocks of KC are laid out one
+ * after the other, each rows_pad x kc. */
+static const float *packed_at(const float *base, size_t rows_pad, size_t p0, size_t kc, size_t i0) {
+    return base + p0 * rows_pad + i0 * kc;
+}
+
+size_t sgemm_packed_floats(const struct sgemm_kernel *kernel, bool is_a, size_t rows, size_t k) {
+    if (kernel == NULL)
+        kernel = sgemm_kernel_best();
+    return round_up(rows ? rows : 1, is_a ? kernel->mr : kernel->nr) * (k ? k : 1);
+}
+
+struct pack_job {
+    const struct sgemm_kernel *kernel;
+    const struct sgemm_operand *src;
+    bool is_a;
+    size_t rows, rows_pad, k, width;
+    float *out;
+};
+
+/* Task = one panel of every depth block. */
+static void pack_tasks(void *ctx, size_t begin, size_t end) {
+    const struct pack_job *j = ctx;
+    const size_t i0 = begin * j->width, i1 = end * j->width < j->rows ? end * j->width : j->rows;
+    for (size_t p0 = 0; p0 < j->k; p0 += KC) {
+        const size_t kc = j->k - p0 < KC ? j->k - p0 : KC;
+        pack_operand(j->kernel, j->src, j->is_a, i0, i1, p0, kc, j->width,
+                     (float *)packed_at(j->out, j->rows_pad, p0, kc, i0));
+    }
+}
+
+void sgemm_pack(const struct sgemm_kernel *kernel, bool is_a, const struct sgemm_operand *src,
+                size_t rows, size_t k, float *out, struct thread_pool *pool) {
+    if (kernel == NULL)
+        kernel = sgemm_kernel_best();
+    const size_t width = is_a ? kernel->mr : kernel->nr;
+    struct pack_job j = {kernel, src, is_a, rows, round_up(rows, width), k, width, out};
+    thread_pool_parallel_for(pool, j.rows_pad / width, pack_tasks, &j);
+}
 
 /* ---------------------------- per-thread buffers ---------------------------- */
 
 /* Packing buffers live with the thread, so a call allocates nothing once
- * warm; the key's destructor frees them when the thread ends. */
+ * warm; the key's destructor frees them when the thread ends. `shared` is
+ * the calling thread's buffer for an operand packed once for every range. */
 struct buffers {
-    float *a, *b;
-    size_t a_cap, b_cap;
+    float *a, *b, *shared;
+    size_t a_cap, b_cap, shared_cap;
 };
 
 static pthread_key_t buffers_key;
@@ -166,6 +341,7 @@ static void free_buffers(void *p) {
     struct buffers *bf = p;
     free(bf->a);
     free(bf->b);
+    free(bf->shared);
     free(bf);
 }
 
@@ -178,7 +354,7 @@ static float *grow(float **buf, size_t *cap, size_t need) {
         return *buf;
     free(*buf);
     *cap = 0;
-    *buf = aligned_alloc(64, (need * sizeof(float) + 63) / 64 * 64);
+    *buf = aligned_alloc(64, round_up(need * sizeof(float), 64));
     if (*buf != NULL)
         *cap = need;
     return *buf;
@@ -194,103 +370,177 @@ static struct buffers *thread_buffers(void) {
 
 /* ---------------------------- driver ---------------------------- */
 
-struct job {
-    const struct sgemm_args *g;
-    const struct variant *v;
-    bool by_rows; /* tasks are blocks of ROW_BLOCK rows, else NR-wide column panels */
-};
-
-/* Rows of C per task when the threads split A's rows. */
-#define ROW_BLOCK 32
-
-/* Computes the tile rows [r0, r1) x columns [j0, j0 + nc) of C. */
-static void run_tile(const struct sgemm_args *g, const struct variant *v, size_t r0, size_t r1,
-                     size_t j0, size_t nc) {
-    const size_t mr = v->mr, nr = v->nr;
-    const size_t m_pad = (r1 - r0 + mr - 1) / mr * mr, nc_pad = (nc + nr - 1) / nr * nr;
-    struct buffers *bf = thread_buffers();
-    float *pa = bf ? grow(&bf->a, &bf->a_cap, m_pad * KC) : NULL;
-    float *pb = bf ? grow(&bf->b, &bf->b_cap, nc_pad * KC) : NULL;
-    if (pa == NULL || pb == NULL) { /* no buffers: slow but correct, unpacked */
-        for (size_t i = r0; i < r1; i++)
-            for (size_t j = j0; j < j0 + nc; j++) {
-                float sum = 0.0f;
-                for (size_t p = 0; p < g->k; p++)
-                    sum += (g->a_trans ? g->a[p * g->lda + i] : g->a[i * g->lda + p]) *
-                           (g->b_trans ? g->b[j * g->ldb + p] : g->b[p * g->ldb + j]);
-                g->c[i * g->ldc + j] = sum;
-            }
+/* One tile of C: the kernel, through a scratch tile at the edges. */
+static void tile(const struct sgemm_kernel *kn, size_t kc, const float *a, const float *b, float *c,
+                 size_t ldc, size_t h, size_t w, bool acc) {
+    if (h == kn->mr && w == kn->nr) {
+        kn->ukernel(kc, a, b, c, ldc, acc);
         return;
     }
     float edge[14 * 32];
-    for (size_t p0 = 0; p0 < g->k; p0 += KC) {
-        const size_t kc = g->k - p0 < KC ? g->k - p0 : KC;
-        pack_b(g, p0, kc, j0, nc, nr, pb);
-        pack_a(g, p0, kc, r0, r1, mr, pa);
-        const bool acc = p0 > 0;
-        for (size_t q = 0; q < nc; q += nr)
-            for (size_t i0 = r0; i0 < r1; i0 += mr) {
-                const size_t h = r1 - i0 < mr ? r1 - i0 : mr;
-                const size_t w = nc - q < nr ? nc - q : nr;
-                float *c = g->c + i0 * g->ldc + j0 + q;
-                const float *a = pa + (i0 - r0) * kc;
-                if (h == mr && w == nr) {
-                    v->ukernel(kc, a, pb + q * kc, c, g->ldc, acc);
-                    continue;
-                }
-                /* an edge tile: compute it whole, keep the valid part */
-                for (size_t i = 0; i < h; i++)
-                    memcpy(edge + i * nr, c + i * g->ldc, w * sizeof *c);
-                v->ukernel(kc, a, pb + q * kc, edge, nr, acc);
-                for (size_t i = 0; i < h; i++)
-                    memcpy(c + i * g->ldc, edge + i * nr, w * sizeof *c);
-            }
-    }
+    for (size_t i = 0; acc && i < h; i++)
+        memcpy(edge + i * kn->nr, c + i * ldc, w * sizeof *c);
+    kn->ukernel(kc, a, b, edge, kn->nr, acc);
+    for (size_t i = 0; i < h; i++)
+        memcpy(c + i * ldc, edge + i * kn->nr, w * sizeof *c);
 }
 
-static void run_tasks(void *ctx, size_t begin, size_t end) {
-    const struct job *jb = ctx;
-    const struct sgemm_args *g = jb->g;
-    if (jb->by_rows) {
-        const size_t r1 = end * ROW_BLOCK < g->m ? end * ROW_BLOCK : g->m;
-        run_tile(g, jb->v, begin * ROW_BLOCK, r1, 0, g->n);
-    } else {
-        const size_t j0 = begin * jb->v->nr;
-        const size_t j1 = end * jb->v->nr < g->n ? end * jb->v->nr : g->n;
-        run_tile(g, jb->v, 0, g->m, j0, j1 - j0);
-    }
-}
-
-static void run(const struct variant *v, const struct sgemm_args *g, struct thread_pool *pool) {
-    if (g->m == 0 || g->n == 0)
-        return;
-    if (g->k == 0) {
-        for (size_t i = 0; i < g->m; i++)
-            memset(g->c + i * g->ldc, 0, g->n * sizeof *g->c);
-        return;
-    }
-    /* Every task packs the whole of the operand it does not split: column
-     * tasks each pack all of A, row tasks all of B. So split the larger
-     * one's partner: with few columns (a 7x7 map: n = 49) and many rows,
-     * splitting the columns would pack A once per thread for little work. */
-    const size_t col_tasks = (g->n + v->nr - 1) / v->nr;
-    const size_t row_tasks = (g->m + ROW_BLOCK - 1) / ROW_BLOCK;
-    const size_t threads = (size_t)(pool ? thread_pool_threads(pool) : 1);
-    struct job jb = {g, v, row_tasks >= threads && (g->n < g->m || col_tasks < threads)};
-    thread_pool_parallel_for(pool, jb.by_rows ? row_tasks : col_tasks, run_tasks, &jb);
-}
-
-bool sgemm_variant(enum cpu_isa isa, const struct sgemm_args *g, struct thread_pool *pool) {
-    if (!cpu_supports(isa) || (unsigned)isa >= sizeof variants / sizeof variants[0] ||
-        variants[isa].ukernel == NULL)
+/* C rows [i0, i1) x columns [j0, j1), with A and B packed (into this
+ * thread's buffers) as needed. False when a buffer cannot be had. */
+static bool run_range(const struct sgemm_op *op, const float *a_packed, const float *b_packed,
+                      size_t i0, size_t i1, size_t j0, size_t j1) {
+    const struct sgemm_kernel *kn = op->kernel;
+    const size_t mr = kn->mr, nr = kn->nr, mc_max = MC_ROWS / mr * mr;
+    const size_t m_pad = round_up(op->m, mr), n_pad = round_up(op->n, nr);
+    struct buffers *bf = thread_buffers();
+    float *pa = NULL, *pb = NULL;
+    if (!a_packed && (!bf || !(pa = grow(&bf->a, &bf->a_cap, mc_max * KC))))
         return false;
-    run(&variants[isa], g, pool);
+    if (!b_packed && (!bf || !(pb = grow(&bf->b, &bf->b_cap, round_up(NC, nr) * KC))))
+        return false;
+    for (size_t p0 = 0; p0 < op->k; p0 += KC) {
+        const size_t kc = op->k - p0 < KC ? op->k - p0 : KC;
+        const bool acc = p0 > 0;
+        for (size_t jc = j0; jc < j1; jc += NC) {
+            const size_t nc = j1 - jc < NC ? j1 - jc : NC;
+            const float *bp = b_packed ? packed_at(b_packed, n_pad, p0, kc, jc) : pb;
+            if (!b_packed)
+                pack_operand(kn, &op->b, false, jc, jc + nc, p0, kc, nr, pb);
+            for (size_t ic = i0; ic < i1; ic += mc_max) {
+                const size_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
+                const float *ap = a_packed ? packed_at(a_packed, m_pad, p0, kc, ic) : pa;
+                if (!a_packed)
+                    pack_operand(kn, &op->a, true, ic, ic + mc, p0, kc, mr, pa);
+                for (size_t jr = 0; jr < nc; jr += nr)
+                    for (size_t ir = 0; ir < mc; ir += mr)
+                        tile(kn, kc, ap + ir * kc, bp + jr * kc,
+                             op->c + (ic + ir) * op->ldc + jc + jr, op->ldc,
+                             mc - ir < mr ? mc - ir : mr, nc - jr < nr ? nc - jr : nr, acc);
+            }
+        }
+    }
     return true;
 }
 
+/* Without buffers: slow but correct, straight from the operands. */
+static float element(const struct sgemm_operand *o, bool is_a, size_t i, size_t p) {
+    if (o->matrix)
+        return (is_a != o->trans) ? o->matrix[i * o->ld + p] : o->matrix[p * o->ld + i];
+    float v;
+    o->pack(o->ctx, i, i + 1, p, 1, 1, &v);
+    return v;
+}
+
+static void run_unbuffered(const struct sgemm_op *op, size_t i0, size_t i1, size_t j0, size_t j1) {
+    const struct sgemm_kernel *kn = op->kernel;
+    const size_t m_pad = round_up(op->m, kn->mr), n_pad = round_up(op->n, kn->nr);
+    for (size_t i = i0; i < i1; i++)
+        for (size_t j = j0; j < j1; j++) {
+            float sum = 0.0f;
+            for (size_t p = 0; p < op->k; p++) {
+                const size_t p0 = p / KC * KC, kc = op->k - p0 < KC ? op->k - p0 : KC;
+                const float a = op->a.packed
+                                    ? packed_at(op->a.packed, m_pad, p0, kc,
+                                                i / kn->mr * kn->mr)[(p - p0) * kn->mr + i % kn->mr]
+                                    : element(&op->a, true, i, p);
+                const float b = op->b.packed
+                                    ? packed_at(op->b.packed, n_pad, p0, kc,
+                                                j / kn->nr * kn->nr)[(p - p0) * kn->nr + j % kn->nr]
+                                    : element(&op->b, false, j, p);
+                sum += a * b;
+            }
+            op->c[i * op->ldc + j] = sum;
+        }
+}
+
+struct range_job {
+    const struct sgemm_op *op;
+    const float *a_packed, *b_packed;
+    bool by_rows;
+};
+
+static void range_tasks(void *ctx, size_t begin, size_t end) {
+    const struct range_job *j = ctx;
+    const struct sgemm_op *op = j->op;
+    size_t i0 = 0, i1 = op->m, j0 = 0, j1 = op->n;
+    if (j->by_rows) {
+        i0 = begin * op->kernel->mr;
+        i1 = end * op->kernel->mr < op->m ? end * op->kernel->mr : op->m;
+    } else {
+        j0 = begin * op->kernel->nr;
+        j1 = end * op->kernel->nr < op->n ? end * op->kernel->nr : op->n;
+    }
+    if (!run_range(op, j->a_packed, j->b_packed, i0, i1, j0, j1))
+        run_unbuffered(op, i0, i1, j0, j1);
+}
+
+void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
+    struct sgemm_op op = *in;
+    if (op.kernel == NULL)
+        op.kernel = sgemm_kernel_best();
+    if (op.m == 0 || op.n == 0)
+        return;
+    if (op.k == 0) {
+        for (size_t i = 0; i < op.m; i++)
+            memset(op.c + i * op.ldc, 0, op.n * sizeof *op.c);
+        return;
+    }
+    const size_t mr = op.kernel->mr, nr = op.kernel->nr;
+    const size_t threads = (size_t)(pool ? thread_pool_threads(pool) : 1);
+    const size_t col_tasks = (op.n + nr - 1) / nr, row_tasks = (op.m + mr - 1) / mr;
+    /* Split the columns unless there are too few of them for the threads,
+     * or clearly fewer than rows (a 7x7 map: n = 49 against 512 rows). */
+    struct range_job j = {&op, op.a.packed, op.b.packed,
+                          threads > 1 && row_tasks >= threads &&
+                              (col_tasks < 2 * threads || op.n * 2 < op.m)};
+    /* The operand every range reads whole is packed once, by all threads,
+     * unless it came packed: A for column ranges, B for row ranges. */
+    const bool pack_a = threads > 1 && !j.by_rows && !j.a_packed;
+    const bool pack_b = threads > 1 && j.by_rows && !j.b_packed;
+    struct buffers *bf = (pack_a || pack_b) ? thread_buffers() : NULL;
+    float *shared = NULL;
+    if (bf) {
+        const size_t need = sgemm_packed_floats(op.kernel, pack_a, pack_a ? op.m : op.n, op.k);
+        shared = grow(&bf->shared, &bf->shared_cap, need);
+    }
+    if (shared) {
+        sgemm_pack(op.kernel, pack_a, pack_a ? &op.a : &op.b, pack_a ? op.m : op.n, op.k, shared,
+                   pool);
+        if (pack_a)
+            j.a_packed = shared;
+        else
+            j.b_packed = shared;
+    }
+    thread_pool_parallel_for(pool, j.by_rows ? row_tasks : col_tasks, range_tasks, &j);
+}
+
 void sgemm(const struct sgemm_args *g, struct thread_pool *pool) {
-    enum cpu_isa isa = cpu_best_isa();
-    while ((unsigned)isa >= sizeof variants / sizeof variants[0])
-        isa = (enum cpu_isa)(isa - 1);
-    run(&variants[isa], g, pool);
+    const struct sgemm_op op = {
+        .m = g->m,
+        .n = g->n,
+        .k = g->k,
+        .a = {.matrix = g->a, .ld = g->lda, .trans = g->a_trans},
+        .b = {.matrix = g->b, .ld = g->ldb, .trans = g->b_trans},
+        .c = g->c,
+        .ldc = g->ldc,
+    };
+    sgemm_run(&op, pool);
+}
+
+bool sgemm_variant(enum cpu_isa isa, const struct sgemm_args *g, struct thread_pool *pool) {
+    const struct sgemm_kernel *kn = sgemm_kernel_for(isa);
+    if (kn == NULL)
+        return false;
+    const struct sgemm_op op = {
+        .kernel = kn,
+        .m = g->m,
+        .n = g->n,
+        .k = g->k,
+        .a = {.matrix = g->a, .ld = g->lda, .trans = g->a_trans},
+        .b = {.matrix = g->b, .ld = g->ldb, .trans = g->b_trans},
+        .c = g->c,
+        .ldc = g->ldc,
+    };
+    sgemm_run(&op, pool);
+    return true;
 }

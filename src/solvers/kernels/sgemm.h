@@ -1,9 +1,18 @@
-/* sgemm.h -- convsel's own single-precision GEMM: C = A * B (beta 0), all
- * row-major with leading dimensions, A optionally transposed. Packed
- * panels and a register-tiled micro-kernel per ISA level (AVX-512 8x32,
- * AVX2 6x16, generic 4x8); columns of C are split over the pool's threads.
- * It exists because the Debian OpenBLAS picks SSE3 kernels on CPUs it does
- * not recognize (this one: 34 GFLOP/s a core) and because its threads spin. */
+/* sgemm.h -- convsel's own single-precision GEMM: C = A * B (beta 0),
+ * row-major, blocked for the caches, with a register-tiled micro-kernel
+ * per ISA level (AVX-512 14x32, AVX2 6x16, generic 4x8) chosen at run time
+ * by CPU feature.
+ *
+ * Either operand can be given three ways: a plain matrix (lda, optionally
+ * transposed), already packed (sgemm_pack: the weights of a convolution,
+ * packed once and reused across the batch and across calls), or packed on
+ * the fly by a callback that reads the operand from wherever it lives (the
+ * im2col of an input tensor, so that the column matrix is never written
+ * out). The kernels know nothing of convolutions: the callbacks do.
+ *
+ * It exists because the Debian OpenBLAS picks SSE3 or Haswell kernels on
+ * this CPU (and its threads spin), and because no library offers the fused
+ * packing (build/bench_sgemm compares them). */
 #ifndef CONVSEL_SOLVERS_KERNELS_SGEMM_H
 #define CONVSEL_SOLVERS_KERNELS_SGEMM_H
 
@@ -13,20 +22,82 @@
 #include "util/cpu.h"
 #include "util/thread_pool.h"
 
-struct sgemm_args {
+/* A micro-kernel and its tile: rows of A per panel (mr), columns of B (nr). */
+struct sgemm_kernel {
+    size_t mr, nr;
+    enum cpu_isa isa;
+    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                    size_t ldc, bool accumulate);
+    /* Optional: 16 depths of up to 16 rows (rows[j][0..15], j < w) into
+     * panel order out[t * width + j], for packing a row-major A. */
+    void (*transpose16)(const float *const *rows, size_t w, size_t width, float *out);
+};
+
+/* The kernel for this CPU (cpu_best_isa), or for isa (NULL when the CPU
+ * cannot run it: tests force the lower levels). */
+const struct sgemm_kernel *sgemm_kernel_best(void);
+const struct sgemm_kernel *sgemm_kernel_for(enum cpu_isa isa);
+
+/* Depth of one packed block: A and B panels of this many columns/rows. */
+#ifndef SGEMM_KC
+#define SGEMM_KC 512
+#endif
+
+/* Packs rows (for A) or columns (for B) [i0, i1) at depths [p0, p0 + kc)
+ * into panels `width` wide (the kernel's mr for A, nr for B):
+ *   out[((i - i0) / width) * kc * width + (p - p0) * width + (i - i0) % width]
+ * with zeros for i >= i1 up to the next multiple of width. i0 is a
+ * multiple of width. Called concurrently for disjoint ranges. */
+typedef void (*sgemm_pack_fn)(const void *ctx, size_t i0, size_t i1, size_t p0, size_t kc,
+                              size_t width, float *out);
+
+/* One operand of C = A * B. Set exactly one of: matrix (a plain
+ * row-major matrix, ld its row stride; trans: stored transposed), packed
+ * (from sgemm_pack with the same kernel and shape), pack (a callback). */
+struct sgemm_operand {
+    const float *matrix;
+    size_t ld;
+    bool trans;
+    const float *packed;
+    sgemm_pack_fn pack;
+    const void *ctx;
+};
+
+struct sgemm_op {
+    const struct sgemm_kernel *kernel; /* NULL: sgemm_kernel_best() */
     size_t m, n, k;
-    const float *a; /* m x k (lda), or k x m when a_trans */
-    size_t lda;
-    bool a_trans;
-    const float *b; /* k x n (ldb), or n x k when b_trans */
-    size_t ldb;
-    bool b_trans;
-    float *c; /* m x n (ldc) */
+    struct sgemm_operand a; /* m x k */
+    struct sgemm_operand b; /* k x n */
+    float *c;               /* m x n, row stride ldc */
     size_t ldc;
 };
 
-/* C = A * B on the pool's threads (pool may be NULL), with the best kernel
- * for this CPU. */
+/* C = A * B on the pool's threads (pool may be NULL). Threads take
+ * disjoint column ranges of C, or row ranges when C has few columns; the
+ * operand every range reads whole is packed once first, in parallel. */
+void sgemm_run(const struct sgemm_op *op, struct thread_pool *pool);
+
+/* Floats of a packed A (rows = m) or B (rows = n) of depth k for kernel. */
+size_t sgemm_packed_floats(const struct sgemm_kernel *kernel, bool is_a, size_t rows, size_t k);
+
+/* Packs operand src (matrix or callback) of rows = m (A) or n (B) and depth
+ * k into out (sgemm_packed_floats of them), on the pool's threads. */
+void sgemm_pack(const struct sgemm_kernel *kernel, bool is_a, const struct sgemm_operand *src,
+                size_t rows, size_t k, float *out, struct thread_pool *pool);
+
+/* The plain form: C (m x n, ldc) = A (m x k, lda; or k x m when a_trans) *
+ * B (k x n, ldb; or n x k when b_trans). */
+struct sgemm_args {
+    size_t m, n, k;
+    const float *a;
+    size_t lda;
+    bool a_trans;
+    const float *b;
+    size_t ldb;
+    bool b_trans;
+    float *c;
+    size_t ldc;
+};
 void sgemm(const struct sgemm_args *g, struct thread_pool *pool);
 
 /* The same with a given ISA variant, for tests; false if this CPU cannot
