@@ -27,15 +27,22 @@ static void check_problem(convsel_handle_t h, struct test_problem tp) {
     int n = -1;
     CHECK_STATUS(h, convsel_find_forward(h, d.x, x, d.w, w, d.conv, d.y, y, r, 32, &n),
                  CONVSEL_STATUS_SUCCESS);
-    int applicable = 0;
+    int applicable = 0, pruned = 0;
     for (int id = 0; id < convsel_solver_count(); id++)
         applicable += id != ref_id && convsel_solver_is_applicable(h, id, d.x, d.w, d.conv, d.y) ==
                                           CONVSEL_STATUS_SUCCESS;
     CHECK(n == applicable && n > 0);
+    double best_min = 1e30;
+    for (int i = 0; i < n; i++)
+        best_min = r[i].time_min_ms < best_min ? r[i].time_min_ms : best_min;
     for (int i = 0; i < n; i++) {
         CHECK(r[i].solver != ref_id && strcmp(r[i].name, convsel_solver_name(r[i].solver)) == 0);
+        /* at least 5 runs, or 2 for a solver settled as more than 4x slower
+         * than the fastest (its fastest run > 4x the fastest's fastest) */
         CHECK(r[i].time_ms > 0 && r[i].time_min_ms <= r[i].time_ms &&
-              r[i].time_ms <= r[i].time_max_ms && r[i].runs >= 5);
+              r[i].time_ms <= r[i].time_max_ms &&
+              (r[i].runs >= 5 || (r[i].runs >= 2 && r[i].time_min_ms > 4 * best_min)));
+        pruned += r[i].runs < 5;
         size_t ws;
         convsel_get_forward_workspace_size(h, r[i].solver, d.x, d.w, d.conv, d.y, &ws);
         CHECK(ws == r[i].workspace_bytes);
@@ -44,6 +51,7 @@ static void check_problem(convsel_handle_t h, struct test_problem tp) {
         for (int j = 0; j < i; j++)
             CHECK(r[j].solver != r[i].solver);
     }
+    printf("find: %d solvers, %d of them settled as slow after 2 rounds\n", n, pruned);
     struct verify_result v = verify_compare(y, ref, d.y_count);
     CHECK(verify_passes(&v, 1e-4));
     /* fewer slots than solvers: the fastest ones */

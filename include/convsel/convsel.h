@@ -445,6 +445,8 @@ typedef struct convsel_perf_result {
  *  (interleaved, so a burst of noise on a shared machine hits all of them)
  *  until each has at least 5 timed runs and the measurement has taken
  *  about 0.2 s or 50 rounds, whichever comes first; the median is reported.
+ *  A solver more than 4x slower than the fastest after two rounds is timed
+ *  no more (its result has runs = 2): its place is settled.
  *  The workspace is allocated internally; y receives the output of the
  *  last run.
  *  @param max_results  Capacity of results_out.
