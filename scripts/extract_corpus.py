@@ -753,6 +753,8 @@ def main():
                     layers, tr = record(build, inputs, batch, name)
                     transposed += tr
                     for module, p in layers:
+                        if p[0] == 0:  # an empty batch (a head that found no boxes): no problem
+                            continue
                         k = key_of(p)
                         if k in seen:
                             continue
