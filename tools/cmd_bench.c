@@ -33,6 +33,7 @@
 #include "solvers/solver.h"
 #include "tune/problem_list.h"
 #include "util/clock.h"
+#include "util/peak.h"
 #include "util/file.h"
 #include "util/rng.h"
 #include "util/stats.h"
@@ -40,14 +41,17 @@
 #define MIN_RUNS 5
 #define MAX_ROUNDS 100
 #define MAX_VARIANTS 32
+#define MAX_DENSE 4096
 
 static const char summary[] =
     "Benchmarks every applicable convsel solver, the oracle (the fastest of them per problem)\n"
     "and onednn-auto (oneDNN convolution_auto, NCHW at the boundary, reorders timed, weights\n"
     "packed once) on each problem of FILE, verifies every output, prints GFLOP/s medians and\n"
     "spread, and what immediate mode (convsel_get_solutions: database, model, rules) picks.\n"
+    "Every variant's GFLOP/s is also given as a share of the FMA peak measured at the start.\n"
     "Ends with 'geomean oracle/onednn-auto = X.XX (N problems)', 'geomean immediate/oracle',\n"
-    "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster) and 'top1 = A/N'.\n"
+    "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster), 'top1 = A/N', 'worst\n"
+    "immediate/oracle = X.XX (name)' and the dense layers' median share of peak.\n"
     "FILE's header: " PROBLEM_LIST_HEADER " (NCHW; optionally network,family); a directory:\n"
     "every *.csv in it (data/networks).";
 
@@ -135,16 +139,22 @@ int cmd_bench(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (csv)
-        fprintf(csv, "name,gflop,variant,gflops_median,spread,verified\n");
+        fprintf(csv, "name,gflop,variant,gflops_median,spread,verified,pct_peak\n");
     convsel_handle_t h;
     convsel_handle_create(&h);
     convsel_set_num_threads(h, (int)threads); /* the machine signature immediate mode looks up */
     struct thread_pool *pool = thread_pool_create((int)threads);
+    const double peak = peak_gflops((int)threads);
+    printf("peak: %.1f GFLOP/s (FMA, %d threads, measured now: every %% of peak is of it)\n", peak,
+           (int)threads);
     printf("weights: %s\n", weights_constant ? "constant (every variant transforms them once)"
                                              : "per-call (onednn-auto's packed once)");
     printf("%-28s %8s %-18s %9s %9s %7s %13s  %s\n", "problem", "GFLOP", "oracle solver", "oracle",
            "onednn", "ratio", "spread o/d", "immediate (its GFLOP/s / oracle's)");
-    double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0;
+    double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0, worst_imm = -1;
+    double dense_share[MAX_DENSE];
+    int n_dense = 0;
+    char worst_name[PROBLEM_NAME_MAX] = "";
     int counted = 0, failures = 0, imm_counted = 0, imm_dnnl_counted = 0, top1 = 0;
     const int ref_id = solver_reference_id(), base_id = solver_find("im2col_gemm");
     for (int i = 0; i < n_rows; i++) {
@@ -243,8 +253,9 @@ int cmd_bench(int argc, char **argv) {
             if (k < n_solvers && (oracle < 0 || v[k].median < v[oracle].median))
                 oracle = k;
             if (csv)
-                fprintf(csv, "%s,%.4f,%s,%.2f,%.3f,yes\n", rows[i].name, flop * 1e-9, v[k].name,
-                        flop / v[k].median * 1e-9, v[k].spread);
+                fprintf(csv, "%s,%.4f,%s,%.2f,%.3f,yes,%.1f\n", rows[i].name, flop * 1e-9,
+                        v[k].name, flop / v[k].median * 1e-9, v[k].spread,
+                        100 * flop / v[k].median * 1e-9 / peak);
         }
         const bool have_dnnl = nv > n_solvers && !v[n_solvers].failed;
         if (oracle >= 0) {
@@ -280,8 +291,22 @@ int cmd_bench(int argc, char **argv) {
             printf("%-28s %8.3f %-18s %9.1f %9.1f %7s %13s  %s\n", rows[i].name, flop * 1e-9,
                    v[oracle].name, go, gd, ratio, spread, imm_text);
             if (csv)
-                fprintf(csv, "%s,%.4f,oracle,%.2f,%.3f,yes\n", rows[i].name, flop * 1e-9, go,
-                        v[oracle].spread);
+                fprintf(csv, "%s,%.4f,oracle,%.2f,%.3f,yes,%.1f\n", rows[i].name, flop * 1e-9, go,
+                        v[oracle].spread, 100 * go / peak);
+            /* every variant's GFLOP/s and share of the peak */
+            printf("    ");
+            for (int k = 0; k < nv; k++)
+                if (!v[k].failed && v[k].runs)
+                    printf("%s%s %.1f (%.0f%%)", k ? ", " : "", v[k].name,
+                           flop / v[k].median * 1e-9, 100 * flop / v[k].median * 1e-9 / peak);
+            printf("\n");
+            const bool dense = !(p.groups > 1 && p.groups == p.c) && flop >= 1e8;
+            if (dense && n_dense < MAX_DENSE)
+                dense_share[n_dense++] = go / peak;
+            if (imm >= 0 && (worst_imm < 0 || v[oracle].median / v[imm].median < worst_imm)) {
+                worst_imm = v[oracle].median / v[imm].median;
+                snprintf(worst_name, sizeof worst_name, "%s", rows[i].name);
+            }
         }
         fflush(stdout);
         for (int k = 0; k < nv; k++)
@@ -297,6 +322,15 @@ int cmd_bench(int argc, char **argv) {
         printf("geomean immediate/onednn-auto = %.2f (%d problems)\n",
                imm_dnnl_counted ? exp(log_imm_dnnl / imm_dnnl_counted) : 0.0, imm_dnnl_counted);
         printf("top1 = %d/%d\n", top1, imm_counted);
+        if (worst_imm >= 0)
+            printf("worst immediate/oracle = %.2f (%s)\n", worst_imm, worst_name);
+        if (n_dense) {
+            double shares[MAX_DENSE];
+            memcpy(shares, dense_share, (size_t)n_dense * sizeof *shares);
+            printf("dense layers (not depthwise, >= 0.1 GFLOP): oracle at %.0f%% of peak median "
+                   "(%d problems)\n",
+                   100 * stats_median(shares, (size_t)n_dense), n_dense);
+        }
     }
     if (csv)
         fclose(csv);
