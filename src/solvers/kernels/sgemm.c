@@ -19,7 +19,9 @@
  * Threads take disjoint ranges of C's columns (in NR panels), or of its
  * rows (in MR panels) when C has few columns; the operand that every range
  * reads whole (A for column ranges, B for row ranges) is packed once, in
- * parallel, before the ranges run, unless it came packed. */
+ * parallel, before the ranges run, unless it came packed. A row-major B is
+ * not packed at all when A has few rows: the kernel reads its rows in
+ * place (b_readable_in_place). */
 #include "solvers/kernels/sgemm.h"
 
 #include <pthread.h>
@@ -83,7 +85,7 @@
     VEC c80 = {0}, c81 = {0}, c90 = {0}, c91 = {0}, c100 = {0}, c101 = {0}, c110 = {0};            \
     VEC c111 = {0}, c120 = {0}, c121 = {0}, c130 = {0}, c131 = {0};                                \
     for (size_t p = 0; p < kc; p++) {                                                              \
-        const VEC b0 = *(const VEC *)(b + p * 2 * V), b1 = *(const VEC *)(b + p * 2 * V + V);      \
+        const VEC b0 = *(const VEC *)(b + p * ldb), b1 = *(const VEC *)(b + p * ldb + V);          \
         ACC_ROW(0)                                                                                 \
         ACC_ROW(1)                                                                                 \
         ACC_ROW(2)                                                                                 \
@@ -107,7 +109,7 @@ typedef float v8f __attribute__((vector_size(32), aligned(4)));
 typedef float v16f __attribute__((vector_size(64), aligned(4)));
 
 static void ukernel_4x8_generic(size_t kc, const float *restrict a, const float *restrict b,
-                                float *restrict c, size_t ldc, bool accumulate) {
+                                size_t ldb, float *restrict c, size_t ldc, bool accumulate) {
     enum { MR = 4, V = 4 };
     typedef v4f VEC;
     MICRO_KERNEL_BODY
@@ -115,8 +117,8 @@ static void ukernel_4x8_generic(size_t kc, const float *restrict a, const float 
 
 #ifdef CPU_X86_VARIANTS
 CPU_TARGET_AVX2 static void ukernel_6x16_avx2(size_t kc, const float *restrict a,
-                                              const float *restrict b, float *restrict c,
-                                              size_t ldc, bool accumulate) {
+                                              const float *restrict b, size_t ldb,
+                                              float *restrict c, size_t ldc, bool accumulate) {
     enum { MR = 6, V = 8 };
     typedef v8f VEC;
     MICRO_KERNEL_BODY
@@ -162,8 +164,8 @@ CPU_TARGET_AVX512 static void transpose16_avx512(const float *const *rows, size_
 }
 
 CPU_TARGET_AVX512 static void ukernel_14x32_avx512(size_t kc, const float *restrict a,
-                                                   const float *restrict b, float *restrict c,
-                                                   size_t ldc, bool accumulate) {
+                                                   const float *restrict b, size_t ldb,
+                                                   float *restrict c, size_t ldc, bool accumulate) {
     enum { MR = 14, V = 16 };
     typedef v16f VEC;
     MICRO_KERNEL_BODY
@@ -370,19 +372,30 @@ static struct buffers *thread_buffers(void) {
 
 /* ---------------------------- driver ---------------------------- */
 
-/* One tile of C: the kernel, through a scratch tile at the edges. */
-static void tile(const struct sgemm_kernel *kn, size_t kc, const float *a, const float *b, float *c,
-                 size_t ldc, size_t h, size_t w, bool acc) {
+/* One tile of C: the kernel, through a scratch tile at the edges. B's
+ * rows are ldb apart: nr in a packed panel, the matrix's row stride when
+ * the kernel reads a row-major B in place. */
+static void tile(const struct sgemm_kernel *kn, size_t kc, const float *a, const float *b,
+                 size_t ldb, float *c, size_t ldc, size_t h, size_t w, bool acc) {
     if (h == kn->mr && w == kn->nr) {
-        kn->ukernel(kc, a, b, c, ldc, acc);
+        kn->ukernel(kc, a, b, ldb, c, ldc, acc);
         return;
     }
     float edge[14 * 32];
     for (size_t i = 0; acc && i < h; i++)
         memcpy(edge + i * kn->nr, c + i * ldc, w * sizeof *c);
-    kn->ukernel(kc, a, b, edge, kn->nr, acc);
+    kn->ukernel(kc, a, b, ldb, edge, kn->nr, acc);
     for (size_t i = 0; i < h; i++)
         memcpy(c + i * ldc, edge + i * kn->nr, w * sizeof *c);
+}
+
+/* A row-major B is read in place when A has at most two blocks of rows:
+ * then each B panel is read once or twice, and packing would cost a pass
+ * over K x N floats, as much time as the arithmetic (a 1x1 layer of 64
+ * output channels). With more blocks the panels' strided rows are read
+ * again and again, and a packed (contiguous) copy is faster. */
+static bool b_readable_in_place(const struct sgemm_op *op) {
+    return op->b.matrix && !op->b.trans && op->m <= 2 * (MC_ROWS / op->kernel->mr * op->kernel->mr);
 }
 
 /* C rows [i0, i1) x columns [j0, j1), with A and B packed (into this
@@ -398,24 +411,32 @@ static bool run_range(const struct sgemm_op *op, const float *a_packed, const fl
         return false;
     if (!b_packed && (!bf || !(pb = grow(&bf->b, &bf->b_cap, round_up(NC, nr) * KC))))
         return false;
+    /* B in place: only a last partial panel (which would read past the
+     * matrix's columns) is packed. */
+    const bool b_in_place = !b_packed && b_readable_in_place(op);
     for (size_t p0 = 0; p0 < op->k; p0 += KC) {
         const size_t kc = op->k - p0 < KC ? op->k - p0 : KC;
         const bool acc = p0 > 0;
         for (size_t jc = j0; jc < j1; jc += NC) {
             const size_t nc = j1 - jc < NC ? j1 - jc : NC;
+            const size_t full = b_in_place ? nc / nr * nr : 0; /* panels read in place */
             const float *bp = b_packed ? packed_at(b_packed, n_pad, p0, kc, jc) : pb;
-            if (!b_packed)
-                pack_operand(kn, &op->b, false, jc, jc + nc, p0, kc, nr, pb);
+            if (!b_packed && full < nc)
+                pack_operand(kn, &op->b, false, jc + full, jc + nc, p0, kc, nr, pb);
             for (size_t ic = i0; ic < i1; ic += mc_max) {
                 const size_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
                 const float *ap = a_packed ? packed_at(a_packed, m_pad, p0, kc, ic) : pa;
                 if (!a_packed)
                     pack_operand(kn, &op->a, true, ic, ic + mc, p0, kc, mr, pa);
-                for (size_t jr = 0; jr < nc; jr += nr)
+                for (size_t jr = 0; jr < nc; jr += nr) {
+                    const float *b = jr < full ? op->b.matrix + p0 * op->b.ld + jc + jr
+                                               : bp + (jr - full) * kc;
+                    const size_t ldb = jr < full ? op->b.ld : nr;
                     for (size_t ir = 0; ir < mc; ir += mr)
-                        tile(kn, kc, ap + ir * kc, bp + jr * kc,
-                             op->c + (ic + ir) * op->ldc + jc + jr, op->ldc,
-                             mc - ir < mr ? mc - ir : mr, nc - jr < nr ? nc - jr : nr, acc);
+                        tile(kn, kc, ap + ir * kc, b, ldb, op->c + (ic + ir) * op->ldc + jc + jr,
+                             op->ldc, mc - ir < mr ? mc - ir : mr, nc - jr < nr ? nc - jr : nr,
+                             acc);
+                }
             }
         }
     }
@@ -496,7 +517,7 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
     /* The operand every range reads whole is packed once, by all threads,
      * unless it came packed: A for column ranges, B for row ranges. */
     const bool pack_a = threads > 1 && !j.by_rows && !j.a_packed;
-    const bool pack_b = threads > 1 && j.by_rows && !j.b_packed;
+    const bool pack_b = threads > 1 && j.by_rows && !j.b_packed && !b_readable_in_place(&op);
     struct buffers *bf = (pack_a || pack_b) ? thread_buffers() : NULL;
     float *shared = NULL;
     if (bf) {

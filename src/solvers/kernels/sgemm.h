@@ -26,8 +26,10 @@
 struct sgemm_kernel {
     size_t mr, nr;
     enum cpu_isa isa;
-    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
-                    size_t ldc, bool accumulate);
+    /* C tile (mr x nr, row stride ldc) = or += A panel (kc x mr) * B
+     * (kc rows of nr, ldb apart). */
+    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b, size_t ldb,
+                    float *restrict c, size_t ldc, bool accumulate);
     /* Optional: 16 depths of up to 16 rows (rows[j][0..15], j < w) into
      * panel order out[t * width + j], for packing a row-major A. */
     void (*transpose16)(const float *const *rows, size_t w, size_t width, float *out);
