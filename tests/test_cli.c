@@ -60,7 +60,7 @@ int main(void) {
     expect("conv -S nope", 2, NEEDLES("solver 'nope': unknown", "reference"));
     expect("conv -i 0", 2, NEEDLES("-i 0"));
     expect("conv -V 2", 2, NEEDLES("-V 2"));
-    expect("conv --threads 0", 2, NEEDLES("num_threads = 0"));
+    expect("conv --threads 0", 2, NEEDLES("--threads 0: must be in 1..256"));
     expect("frobnicate", 2, NEEDLES("unknown command 'frobnicate'"));
     expect("", 2, NEEDLES("usage: convsel"));
 

@@ -72,6 +72,11 @@ static void check_problem(convsel_handle_t h, struct test_problem tp) {
                  CONVSEL_STATUS_BAD_PARAM);
     CHECK(convsel_find_forward(NULL, d.x, x, d.w, w, d.conv, d.y, y, r, 32, &m) ==
           CONVSEL_STATUS_BAD_PARAM);
+    /* issue #18: "find_forward(max_results = -3) says 'results_out when
+     * max_results = -3 > 0'" */
+    CHECK_STATUS(h, convsel_find_forward(h, d.x, x, d.w, w, d.conv, d.y, y, r, -3, &m),
+                 CONVSEL_STATUS_BAD_PARAM);
+    CHECK_MESSAGE(h, "max_results = -3: must be >= 0");
     free(x), free(w), free(y), free(ref);
     test_descs_destroy(&d);
 }

@@ -2,6 +2,7 @@
  * lookup, replace, processes writing one file at once (barrier-started, no
  * row lost), merge of shards, and the failures that must be clear errors:
  * locked, corrupt, read-only, missing, another schema. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +131,18 @@ static void concurrent_writers(void) {
     perfdb_close(db);
 }
 
+static bool origin_visit(void *ctx, const char *key, const char *network, const char *family,
+                         const char *kind) {
+    (void)key, (void)network, (void)kind;
+    struct {
+        int n;
+        char family[64];
+    } *seen = ctx;
+    seen->n++;
+    snprintf(seen->family, sizeof seen->family, "%s", family);
+    return true;
+}
+
 static void merge(void) {
     char err[PERFDB_ERROR_MAX] = "";
     struct perfdb *s1 = perfdb_open(test_tmp_path("s1.db"), false, 0, err, sizeof err);
@@ -229,6 +242,89 @@ static void failures(void) {
     perfdb_close(db);
 }
 
+/* Schema 1 (the shipped database of before) is read, and upgraded in place
+ * when written; origins and the machine's limits round-trip; a v1 shard
+ * merges into a v2 file; invalid times are refused by put. */
+static void schema_and_extras(void) {
+    char err[PERFDB_ERROR_MAX] = "";
+    const char *v1 = test_tmp_path("v1.db");
+    sqlite3 *s3 = NULL;
+    CHECK(sqlite3_open(v1, &s3) == SQLITE_OK);
+    CHECK(sqlite3_exec(
+              s3,
+              "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+              "INSERT INTO meta VALUES('schema_version', '1');"
+              "CREATE TABLE perf(machine TEXT NOT NULL, problem TEXT NOT NULL, solver TEXT "
+              "NOT NULL, n INTEGER, c INTEGER, h INTEGER, w INTEGER, k INTEGER, r INTEGER, s "
+              "INTEGER, pad_h INTEGER, pad_w INTEGER, stride_h INTEGER, stride_w INTEGER, "
+              "dil_h INTEGER, dil_w INTEGER, groups INTEGER, layout TEXT, filter_layout "
+              "TEXT, median_ms REAL NOT NULL, min_ms REAL, max_ms REAL, runs INTEGER, "
+              "workspace INTEGER, version TEXT, timestamp INTEGER, PRIMARY KEY(machine, "
+              "problem, solver));",
+              NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(s3);
+    const struct perfdb_record r = record(12, "im2col_gemm", 2.0);
+    char key[256];
+    problem_key_format(&r.problem, key, sizeof key);
+    char insert[1024];
+    snprintf(insert, sizeof insert,
+             "INSERT INTO perf(machine, problem, solver, median_ms, min_ms, max_ms, runs) "
+             "VALUES('avx512-2c-2t', '%s', 'im2col_gemm', 2.0, 1.9, 2.2, 5)",
+             key);
+    CHECK(sqlite3_open(v1, &s3) == SQLITE_OK);
+    CHECK(sqlite3_exec(s3, insert, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(s3);
+    struct perfdb *db = perfdb_open(v1, true, 0, err, sizeof err);
+    CHECK(db && perfdb_schema_version(db) == 1 && perfdb_count(db, err, sizeof err) == 1);
+    perfdb_close(db);
+    /* a v1 shard merges into a new (v2) file */
+    const char *merged = test_tmp_path("v2merged.db");
+    db = perfdb_open(merged, false, 0, err, sizeof err);
+    CHECK(db && perfdb_schema_version(db) == 2);
+    CHECK(db && perfdb_merge_from(db, v1, err, sizeof err) == 1);
+    perfdb_close(db);
+    /* written: upgraded, the row kept */
+    db = perfdb_open(v1, false, 0, err, sizeof err);
+    CHECK(db && perfdb_schema_version(db) == 2 && perfdb_count(db, err, sizeof err) == 1);
+    /* origins: the first one stays */
+    CHECK(db && perfdb_put_origin(db, &r.problem, "resnet50", "resnet", "layer", err, sizeof err));
+    CHECK(db && perfdb_put_origin(db, &r.problem, "other", "other", "perturbed", err, sizeof err));
+    /* limits per machine */
+    struct machine_limits l = {.present = true,
+                               .peak_gflops = 400.5,
+                               .levels = 2,
+                               .level_bytes = {16384, 262144},
+                               .level_gbs = {500, 300}};
+    struct machine_limits back;
+    CHECK(db && perfdb_get_limits(db, "avx512-2c-2t", &back, err, sizeof err) == 0);
+    CHECK(db && perfdb_put_limits(db, "avx512-2c-2t", &l, err, sizeof err));
+    CHECK(db && perfdb_get_limits(db, "avx512-2c-2t", &back, err, sizeof err) == 1 &&
+          back.levels == 2 && back.peak_gflops == 400.5 && back.level_gbs[1] == 300);
+    /* invalid times are refused by put, whole batch */
+    struct perfdb_record bad[2] = {record(13, "gemm_1x1", 1.0), record(13, "im2col_gemm", 1.0)};
+    bad[1].median_ms = 1e308, bad[1].max_ms = 1e308;
+    CHECK(db && !perfdb_put(db, bad, 2, err, sizeof err) && test_contains(err, "record 1"));
+    bad[1] = record(13, "im2col_gemm", 1.0), bad[1].min_ms = 5.0; /* min > median */
+    CHECK(db && !perfdb_put(db, bad, 2, err, sizeof err) && test_contains(err, "not ordered"));
+    CHECK(db && perfdb_count(db, err, sizeof err) == 1);
+    /* merging the file into itself, under another name */
+    char again[1024];
+    snprintf(again, sizeof again, "%s/./v1.db", test_tmp_path(""));
+    CHECK(db && perfdb_merge_from(db, again, err, sizeof err) == -1 &&
+          test_contains(err, "is the same file as"));
+    perfdb_close(db);
+    struct origin_seen {
+        int n;
+        char family[64];
+    } seen = {0};
+    db = perfdb_open(v1, true, 0, err, sizeof err);
+    CHECK(db && perfdb_for_each_origin(db, origin_visit, &seen, err, sizeof err) == 1);
+    CHECK(seen.n == 1 && strcmp(seen.family, "resnet") == 0);
+    perfdb_close(db);
+    CHECK(perfdb_times_valid(1, 1, 1, 1, NULL, 0) && !perfdb_times_valid(0, 0, 0, 1, NULL, 0) &&
+          !perfdb_times_valid(NAN, 1, 1, 1, NULL, 0) && !perfdb_times_valid(1, 1, 1, 0, NULL, 0));
+}
+
 static void paths_and_signature(void) {
     char buf[512], err[PERFDB_ERROR_MAX];
     setenv("CONVSEL_DB", "/x/y.db", 1);
@@ -245,6 +341,16 @@ static void paths_and_signature(void) {
     CHECK(!perfdb_default_path(buf, sizeof buf, err, sizeof err) &&
           test_contains(err, "CONVSEL_DB"));
     machine_signature(2, buf, sizeof buf);
+    /* one module builds and parses it (util/machine.c) */
+    char isa[16];
+    int cores = 0, threads = 0;
+    CHECK(machine_signature_parse(buf, isa, sizeof isa, &cores, &threads) && threads == 2 &&
+          cores >= 1 && strncmp(buf, isa, strlen(isa)) == 0);
+    CHECK(machine_signature_parse("avx2-8c-16t", isa, sizeof isa, &cores, &threads) &&
+          strcmp(isa, "avx2") == 0 && cores == 8 && threads == 16);
+    const char *bad[] = {"avx2-8c", "avx2-8-16t", "-8c-2t", "avx2-0c-2t", "avx2-8c-2t-x", "a-c-t"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(!machine_signature_parse(bad[i], NULL, 0, NULL, NULL));
     printf("machine signature: %s\n", buf);
     CHECK(strstr(buf, "c-2t") != NULL &&
           (strncmp(buf, "avx", 3) == 0 || strncmp(buf, "generic", 7) == 0));
@@ -256,6 +362,7 @@ int main(void) {
     concurrent_writers();
     merge();
     failures();
+    schema_and_extras();
     paths_and_signature();
     test_tmpdir_remove();
     return test_finish("test_perfdb");

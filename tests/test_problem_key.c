@@ -50,7 +50,13 @@ static void test_documented_example(convsel_handle_t h) {
                                .layout = CONVSEL_LAYOUT_NHWC,
                                .filter_layout = CONVSEL_FILTER_KCRS};
     CHECK_STATUS(h, test_descs_create(h, &tp, &d), CONVSEL_STATUS_SUCCESS);
-    convsel_get_problem_key(h, d.x, d.w, d.conv, NULL, key, sizeof key, NULL);
+    /* issue #18: "convsel_get_problem_key with a NULL y_desc returns
+     * SUCCESS" -- the key names the output too */
+    CHECK_STATUS(h, convsel_get_problem_key(h, d.x, d.w, d.conv, NULL, key, sizeof key, NULL),
+                 CONVSEL_STATUS_BAD_PARAM);
+    CHECK_MESSAGE(h, "y_desc is NULL");
+    CHECK_STATUS(h, convsel_get_problem_key(h, d.x, d.w, d.conv, d.y, key, sizeof key, NULL),
+                 CONVSEL_STATUS_SUCCESS);
     /* oh = (17-1)/2+1 = 9; ow = (19+6-13)/1+1 = 13 */
     CHECK(strcmp(key, "6-17-19-1x7-9-9-13-8-0x3-2x1-1x2-g3-NHWC_KCRS-FP32-F") == 0);
     test_descs_destroy(&d);

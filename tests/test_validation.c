@@ -217,6 +217,17 @@ static void test_null_and_workspace(convsel_handle_t h) {
     CHECK_STATUS(h, convsel_convolution_forward(h, -7, d.x, x, d.w, w, d.conv, d.y, y, buf, ws),
                  CONVSEL_STATUS_BAD_PARAM);
 
+    /* issue #18: "convsel_solver_is_applicable(CONVSEL_SOLVER_AUTO)
+     * returns SUCCESS (the header promises BAD_PARAM for an invalid id)" */
+    CHECK_STATUS(h, convsel_solver_is_applicable(h, A, d.x, d.w, d.conv, d.y),
+                 CONVSEL_STATUS_BAD_PARAM);
+    CHECK_MESSAGE(h, "solver = -1: not a solver id");
+    CHECK_STATUS(h, convsel_solver_is_applicable(h, 999, d.x, d.w, d.conv, d.y),
+                 CONVSEL_STATUS_BAD_PARAM);
+    CHECK_STATUS(h, convsel_solver_is_applicable(h, im2col, d.x, d.w, d.conv, NULL),
+                 CONVSEL_STATUS_BAD_PARAM);
+    CHECK_MESSAGE(h, "y_desc is NULL");
+
     /* A solver asked for a problem it cannot run says why. */
     convsel_tensor_desc_set_4d_strided(d.x, CONVSEL_LAYOUT_NCHW, 1, 4, 5, 5, 200, 50, 10, 2);
     float *xs = calloc(200, sizeof *xs);

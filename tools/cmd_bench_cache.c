@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "convsel/convsel.h"
 #include "heur/model_cache.h"
 #include "unguarded_cache.h"
 #include "util/clock.h"
@@ -125,20 +126,38 @@ int cmd_bench_cache(int argc, char **argv) {
         fprintf(stderr, "convsel bench-cache: --lookups must be in 1..1e8, --repeats in 1..1000\n");
         return EXIT_USAGE;
     }
+    /* The whole list is checked before anything runs. */
+    long counts[64];
+    int n_counts = 0;
+    char list[256];
+    if (snprintf(list, sizeof list, "%s", thread_list) >= (int)sizeof list) {
+        fprintf(stderr, "convsel bench-cache: --threads: a list longer than %zu characters\n",
+                sizeof list - 1);
+        return EXIT_USAGE;
+    }
+    for (const char *tok = list;; tok++) {
+        char *end;
+        const long threads = strtol(tok, &end, 10);
+        if (end == tok || (*end != ',' && *end != '\0') || threads < 1 ||
+            threads > CONVSEL_MAX_THREADS || n_counts == 64) {
+            fprintf(stderr,
+                    "convsel bench-cache: --threads '%s': a comma-separated list of at most 64 "
+                    "counts in 1..%d\n",
+                    thread_list, CONVSEL_MAX_THREADS);
+            return EXIT_USAGE;
+        }
+        counts[n_counts++] = threads;
+        tok = end;
+        if (*end == '\0')
+            break;
+    }
     const int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     printf("warm lookups, core-ns per lookup (median [min, max] of %lld rounds), %d CPUs\n",
            (long long)repeats, cpus);
     printf("%8s %26s %26s %26s %8s %8s\n", "threads", "convsel, bound key", "convsel, by name",
            "global mutex", "mutex/bd", "mutex/nm");
-    char list[256];
-    snprintf(list, sizeof list, "%s", thread_list);
-    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        char *end;
-        const long threads = strtol(tok, &end, 10);
-        if (*end != '\0' || threads < 1 || threads > 1024) {
-            fprintf(stderr, "convsel bench-cache: --threads: '%s' is not in 1..1024\n", tok);
-            return EXIT_USAGE;
-        }
+    for (int c = 0; c < n_counts; c++) {
+        const long threads = counts[c];
         struct bench v[3] = {{.variant = BOUND, .cache = cache_create(), .lookups = lookups},
                              {.variant = BY_NAME, .cache = cache_create(), .lookups = lookups},
                              {.variant = MUTEX, .lookups = lookups}};

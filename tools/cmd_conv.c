@@ -115,7 +115,7 @@ static int print_find_table(convsel_handle_t h, const struct problem_descs *d,
 }
 
 int cmd_conv(int argc, char **argv) {
-    struct conv_options o = {.iters = 10, .verify = 0, .threads = -1, .solver = "auto"};
+    struct conv_options o = {.iters = 10, .verify = 0, .solver = "auto"};
     problem_flags_defaults(&o.pf);
     struct cli_flag flags[PROBLEM_FLAG_COUNT + 5];
     problem_flags_table(&o.pf, flags);
@@ -133,9 +133,13 @@ int cmd_conv(int argc, char **argv) {
                           &o.find, "",       "time every applicable solver and print the table"};
     const size_t nflags = sizeof flags / sizeof flags[0];
 
-    int rc = cli_parse("conv", summary, argc, argv, flags, nflags);
+    bool given[PROBLEM_FLAG_COUNT + 5] = {false};
+    int rc = cli_parse_given("conv", summary, argc, argv, flags, nflags, given);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
+    const bool threads_given = given[PROBLEM_FLAG_COUNT + 3];
+    if (threads_given && !cli_threads_in_range("conv", "--threads", o.threads))
+        return EXIT_USAGE;
     if (o.iters < 1 || o.iters > 1000000) {
         fprintf(stderr, "convsel conv: -i %lld: must be in 1..1000000\n", (long long)o.iters);
         return EXIT_USAGE;
@@ -153,11 +157,7 @@ int cmd_conv(int argc, char **argv) {
     struct problem_descs d;
     struct conv_buffers b = {0};
     double *samples = NULL;
-    /* -1: not given. Out-of-int values are clamped; the library rejects them. */
-    const int threads_flag = (int)(o.threads > INT_MAX   ? INT_MAX
-                                   : o.threads < INT_MIN ? INT_MIN
-                                                         : o.threads);
-    if (o.threads != -1 && convsel_set_num_threads(h, threads_flag)) {
+    if (threads_given && convsel_set_num_threads(h, (int)o.threads)) {
         fprintf(stderr, "convsel conv: --threads %lld: %s\n", (long long)o.threads,
                 convsel_get_error_message(h));
         convsel_handle_destroy(h);

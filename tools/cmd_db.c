@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "db/perfdb.h"
+#include "util/file.h"
 
 static const char usage[] = "usage: convsel db info [PATH]\n"
                             "       convsel db merge OUT IN...\n";
@@ -21,10 +22,20 @@ static bool wants_help(const char *arg) {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
+static bool count_valid(void *ctx, const struct perfdb_row *row) {
+    (void)ctx, (void)row;
+    return true;
+}
+
 static int info(int argc, char **argv) {
     char path[4096], err[PERFDB_ERROR_MAX];
     if (argc > 3) {
         fprintf(stderr, "convsel db info: one PATH at most\n");
+        return EXIT_USAGE;
+    }
+    if (argc == 3 && argv[2][0] == '-') {
+        fprintf(stderr, "convsel db info: '%s' looks like a flag (a file of that name: ./%s)\n",
+                argv[2], argv[2]);
         return EXIT_USAGE;
     }
     if (argc == 3)
@@ -38,12 +49,17 @@ static int info(int argc, char **argv) {
         fprintf(stderr, "convsel db info: %s\n", err);
         return EXIT_FAILED;
     }
-    const int64_t rows = perfdb_count(db, err, sizeof err);
-    if (rows < 0)
+    struct perfdb_scan scan;
+    const int64_t rows = perfdb_for_each(db, count_valid, NULL, &scan, err, sizeof err);
+    if (rows < 0) {
         fprintf(stderr, "convsel db info: %s\n", err);
-    else
-        printf("path      %s\njournal   %s\nrecords   %lld\n", path, perfdb_journal_mode(db),
-               (long long)rows);
+    } else {
+        printf("path      %s\nschema    %d\njournal   %s\nrecords   %lld\n", path,
+               perfdb_schema_version(db), perfdb_journal_mode(db), (long long)rows);
+        if (scan.invalid)
+            printf("invalid   %lld (first: %s): convsel ignores them\n", (long long)scan.invalid,
+                   scan.first_invalid);
+    }
     perfdb_close(db);
     return rows < 0 ? EXIT_FAILED : EXIT_OK;
 }
@@ -54,9 +70,18 @@ static int merge(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const char *out_path = argv[2];
+    for (int i = 2; i < argc; i++)
+        if (argv[i][0] == '-') { /* not a path: merge takes no flags */
+            fprintf(stderr,
+                    "convsel db merge: '%s' looks like a flag; merge takes no flags (a file of "
+                    "that name: ./%s)\n",
+                    argv[i], argv[i]);
+            return EXIT_USAGE;
+        }
     for (int i = 3; i < argc; i++)
-        if (strcmp(argv[i], out_path) == 0) {
-            fprintf(stderr, "convsel db merge: %s is both OUT and IN\n", out_path);
+        if (strcmp(argv[i], out_path) == 0 || file_same(argv[i], out_path)) {
+            fprintf(stderr, "convsel db merge: %s is both OUT and IN (%s)\n", argv[i],
+                    strcmp(argv[i], out_path) == 0 ? "the same name" : "the same file");
             return EXIT_USAGE;
         }
     char err[PERFDB_ERROR_MAX];

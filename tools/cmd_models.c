@@ -2,20 +2,31 @@
  * every file of a directory), run their embedded tests, and report each
  * file's layers, size, load time and prediction time. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "compat/miopen/miopen.h"
+#include "db/perfdb.h"
+#include "heur/ranking_model.h"
 #include "nn/model.h"
 #include "util/clock.h"
+#include "util/cpu.h"
+#include "util/file.h"
 #include "util/stats.h"
 
 static const char summary[] =
-    "Loads each frugally-deep model file (or every file in a directory), runs the file's\n"
-    "embedded tests, and prints one line per file: layer types, parameter count, load time\n"
-    "and time per prediction. JSON files without an architecture (metadata) are skipped.\n"
+    "Loads each frugally-deep model file (or every model file in a directory: *.tn.model,\n"
+    "*.ktn.model, *.json), runs the file's embedded tests, and prints one line per file: layer\n"
+    "types, parameter count, load time and time per prediction. JSON files without an\n"
+    "architecture (metadata) are skipped as models; in a directory, each <name>_metadata.tn.model\n"
+    "is then judged with its model exactly as the library loads them: a convsel ranking model\n"
+    "for <name> = generic, avx2 or avx512, MIOpen's TunaNet for gfx908, gfx90a or gfx942.\n"
+    "An entry named like a model that is not a regular file (a FIFO, a directory, a symlink\n"
+    "loop) fails, and so does a directory without model files.\n"
     "Ends with 'models: N checked, P passed, F failed, S skipped'; exits 1 if any failed.";
 
 struct tally {
@@ -80,37 +91,128 @@ static int by_name(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+    const size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A file name the library or the runtime would read as a model or metadata. */
+static bool looks_like_model(const char *name) {
+    return ends_with(name, ".tn.model") || ends_with(name, ".ktn.model") ||
+           ends_with(name, ".json");
+}
+
+/* DIR/<prefix>_metadata.tn.model, as the library loads it: a convsel
+ * ranking model for a CPU ISA (ranking_model_open: metadata and model
+ * together, strict), or MIOpen's TunaNet for a GPU arch (the compat
+ * loader, through a ranking of one problem). Anything else: no library
+ * reads it. */
+static void check_pair(const char *dir, const char *prefix, struct tally *t) {
+    char err[FILE_ERROR_MAX + PERFDB_ERROR_MAX];
+    enum cpu_isa isa;
+    t->checked++;
+    if (cpu_isa_parse(prefix, &isa)) {
+        struct ranking_model *m = ranking_model_open(dir, prefix, err, sizeof err);
+        if (m == NULL) {
+            t->failed++;
+            printf("%s/%s: FAILED as a ranking model: %s\n", dir, prefix, err);
+            return;
+        }
+        const struct model_metadata *meta = ranking_model_metadata(m);
+        t->passed++;
+        printf("%s/%s: passed as a ranking model: %d solvers; feature bounds %s; machine "
+               "limits %s\n",
+               dir, prefix, meta->num_solvers,
+               meta->bounds.present ? "yes" : "no (extrapolation not detected)",
+               meta->limits.present ? "yes" : "no (estimates not floored)");
+        ranking_model_close(m);
+        return;
+    }
+    if (strncmp(prefix, "gfx", 3) == 0) {
+        struct miopen_problem p = {MIOPEN_FWD, MIOPEN_FP32, "NCHW", 1, 64, 56, 56, 64, 3, 3,
+                                   1,          1,           1,      1, 1,  1,  1,  0,  0};
+        miopen_problem_finish(&p);
+        struct miopen_ranked_solver ranked[MIOPEN_MAX_SOLVERS];
+        size_t n = 0;
+        const enum miopen_status st =
+            miopen_tunanet_rank(dir, prefix, &p, NULL, NULL, ranked, &n, err, sizeof err);
+        if (st == MIOPEN_OK) {
+            t->passed++;
+            printf("%s/%s: passed as MIOpen TunaNet: %zu solvers ranked\n", dir, prefix, n);
+        } else {
+            t->failed++;
+            printf("%s/%s: FAILED as MIOpen TunaNet: %s\n", dir, prefix, err);
+        }
+        return;
+    }
+    t->failed++;
+    printf("%s/%s_metadata.tn.model: FAILED: neither a CPU ISA (generic, avx2, avx512) nor a "
+           "MIOpen arch (gfx...): no loader reads it\n",
+           dir, prefix);
+}
+
 static void check_dir(const char *dir, struct tally *t) {
     DIR *d = opendir(dir);
     if (d == NULL) {
         t->checked++;
         t->failed++;
-        printf("%s: FAILED: cannot open directory\n", dir);
+        printf("%s: FAILED: cannot open the directory: %s\n", dir, strerror(errno));
         return;
     }
     char **names = NULL;
     size_t n = 0;
+    bool oom = false;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         if (e->d_name[0] == '.')
             continue;
         char **grown = realloc(names, (n + 1) * sizeof *names);
-        if (grown == NULL)
-            break;
-        names = grown;
         const size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        if ((names[n] = malloc(len)) == NULL)
+        char *name = grown ? malloc(len) : NULL;
+        if (grown)
+            names = grown;
+        if (name == NULL) {
+            oom = true;
             break;
-        snprintf(names[n++], len, "%s/%s", dir, e->d_name);
+        }
+        snprintf(name, len, "%s/%s", dir, e->d_name);
+        names[n++] = name;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode) && strstr(names[i], ".md") == NULL &&
-            strstr(names[i], ".txt") == NULL)
-            check_file(names[i], t);
-        free(names[i]);
+    if (oom) {
+        t->checked++, t->failed++;
+        printf("%s: FAILED: out of memory listing it\n", dir);
     }
+    if (n > 0) /* qsort wants a valid pointer even for 0 elements */
+        qsort(names, n, sizeof *names, by_name);
+    int models = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(names[i], '/') + 1;
+        char why[FILE_ERROR_MAX];
+        const enum file_kind kind = file_kind_of(names[i], why, sizeof why);
+        if (kind != FILE_REGULAR) {
+            /* named like a model but not a file the loader can read */
+            if (looks_like_model(base)) {
+                t->checked++, t->failed++, models++;
+                printf("%s: FAILED: %s\n", names[i], why);
+            }
+            continue;
+        }
+        if (!looks_like_model(base))
+            continue;
+        models++;
+        check_file(names[i], t);
+        if (ends_with(base, "_metadata.tn.model")) {
+            char prefix[256];
+            snprintf(prefix, sizeof prefix, "%.*s", (int)(strlen(base) - 18), base);
+            check_pair(dir, prefix, t);
+        }
+    }
+    if (models == 0 && !oom) {
+        t->checked++, t->failed++;
+        printf("%s: FAILED: no model files (*.tn.model, *.ktn.model, *.json)\n", dir);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
     free(names);
 }
 

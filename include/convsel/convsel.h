@@ -249,7 +249,8 @@ CONVSEL_API convsel_status_t convsel_get_conv_output_shape(convsel_handle_t hand
  *                       NULL). If it is >= key_capacity the key was
  *                       truncated: call again with a larger buffer.
  *                       CONVSEL_PROBLEM_KEY_MAX always suffices.
- *  @returns SUCCESS or BAD_PARAM. */
+ *  @returns SUCCESS or BAD_PARAM (invalid descriptors, y_desc NULL, key_out
+ *  NULL with key_capacity > 0). */
 CONVSEL_API convsel_status_t convsel_get_problem_key(
     convsel_handle_t handle, const_convsel_tensor_desc_t x_desc, const_convsel_filter_desc_t w_desc,
     const_convsel_conv_desc_t conv_desc, const_convsel_tensor_desc_t y_desc, char *key_out,
@@ -284,7 +285,9 @@ CONVSEL_API convsel_status_t convsel_solver_find(convsel_handle_t handle, const 
 
 /** Tells whether a solver can run a problem. On NOT_SUPPORTED the handle's
  *  message gives the reason. @returns SUCCESS (applicable), NOT_SUPPORTED,
- *  or BAD_PARAM (invalid descriptors or id). */
+ *  or BAD_PARAM (invalid descriptors, NULL y_desc, or an id that is not a
+ *  solver's: CONVSEL_SOLVER_AUTO included, since it always resolves to a
+ *  solver that applies). */
 CONVSEL_API convsel_status_t convsel_solver_is_applicable(convsel_handle_t handle,
                                                           convsel_solver_id_t solver,
                                                           const_convsel_tensor_desc_t x_desc,

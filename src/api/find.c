@@ -50,12 +50,17 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
     convsel_status_t st = problem_from_descriptors(h, x_desc, w_desc, conv_desc, y_desc, &p);
     if (st != CONVSEL_STATUS_SUCCESS)
         return st;
-    if (x == NULL || w == NULL || y == NULL || count_out == NULL ||
-        (results == NULL && max_results > 0) || max_results < 0)
-        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,
-                           "x, w, y and count_out must be non-NULL, and results_out when "
-                           "max_results = %d > 0",
+    if (max_results < 0)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "max_results = %d: must be >= 0",
                            max_results);
+    if (x == NULL || w == NULL || y == NULL || count_out == NULL ||
+        (results == NULL && max_results > 0))
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "%s is NULL",
+                           x == NULL           ? "x"
+                           : w == NULL         ? "w"
+                           : y == NULL         ? "y"
+                           : count_out == NULL ? "count_out"
+                                               : "results_out (max_results > 0)");
     *count_out = 0;
 
     const int n = solver_count();

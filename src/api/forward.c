@@ -40,6 +40,8 @@ convsel_status_t convsel_get_problem_key(convsel_handle_t h, const_convsel_tenso
     if (key_out == NULL && key_capacity != 0)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "key_out is NULL but key_capacity = %zu",
                            key_capacity);
+    if (y == NULL) /* the key names the whole problem, the output's layout included */
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "y_desc is NULL");
     struct conv_problem p;
     convsel_status_t st = problem_from_descriptors(h, x, w, conv, y, &p);
     if (st != CONVSEL_STATUS_SUCCESS)
@@ -112,6 +114,14 @@ convsel_status_t convsel_solver_is_applicable(convsel_handle_t h, convsel_solver
                                               const_convsel_filter_desc_t w,
                                               const_convsel_conv_desc_t conv,
                                               const_convsel_tensor_desc_t y) {
+    if (h == NULL)
+        return CONVSEL_STATUS_BAD_PARAM;
+    if (solver_get(id) == NULL) /* AUTO is not a solver: it always resolves to one that applies */
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,
+                           "solver = %" PRId32 ": not a solver id (valid: 0..%d)", id,
+                           solver_count() - 1);
+    if (y == NULL)
+        return handle_fail(h, CONVSEL_STATUS_BAD_PARAM, "y_desc is NULL");
     struct conv_problem p;
     const struct solver *s = NULL;
     return prepare(h, id, x, w, conv, y, &p, &s);

@@ -161,18 +161,19 @@ static int read_row(struct csv_reader *r, const int where[COL_COUNT], char **f, 
     char why[PROBLEM_ERROR_MAX];
     if (problem_from_sizes(v, &row->p, why, sizeof why) == CONVSEL_STATUS_SUCCESS)
         return 0;
-    /* Name the column of the first field the library's message names. */
+    /* Name the column of the field the library's message names first. */
     int column = 0;
-    for (int i = 0; i < 14 && !column; i++)
-        if (strstr(why, column_fields[i]))
-            column = where[COL_SIZES + i] + 1;
+    const char *first = NULL;
+    for (int i = 0; i < 14; i++) {
+        const char *at = strstr(why, column_fields[i]);
+        if (at && (!first || at < first))
+            first = at, column = where[COL_SIZES + i] + 1;
+    }
     return csv_fail(r, line, column, "row %s: %s", row->name, why);
 }
 
-static bool read_file(const char *path, struct problem_list *list, char *err, size_t cap) {
-    struct csv_reader *r = csv_open(path, err, cap);
-    if (r == NULL)
-        return false;
+/* Reads the header and rows of r into list. */
+static bool read_records(struct csv_reader *r, struct problem_list *list, char *err, size_t cap) {
     int where[COL_COUNT];
     const int before = list->n;
     int rc = read_header(r, where);
@@ -191,8 +192,28 @@ static bool read_file(const char *path, struct problem_list *list, char *err, si
         snprintf(err, cap, "%s", csv_error(r));
         list->n = before;
     }
-    csv_close(r);
     return rc == 0;
+}
+
+static bool read_file(const char *path, struct problem_list *list, char *err, size_t cap) {
+    struct csv_reader *r = csv_open(path, err, cap);
+    if (r == NULL)
+        return false;
+    const bool ok = read_records(r, list, err, cap);
+    csv_close(r);
+    return ok;
+}
+
+bool problem_list_read_stream(FILE *f, const char *name, struct problem_list *list, char *err,
+                              size_t cap) {
+    struct csv_reader *r = csv_open_stream(f, name);
+    if (r == NULL) {
+        snprintf(err, cap, "%s: out of memory", name);
+        return false;
+    }
+    const bool ok = read_records(r, list, err, cap);
+    csv_close(r);
+    return ok;
 }
 
 static int by_name(const void *a, const void *b) {
@@ -249,19 +270,39 @@ bool problem_list_read(const char *path, struct problem_list *list, char *err, s
     return read_file(path, list, err, cap);
 }
 
+/* A text field as CSV: quoted when it holds a comma, quote or line break,
+ * or starts with '#' (a comment at the start of a line), its quotes doubled. */
+static void put_field(FILE *f, const char *text) {
+    if (strpbrk(text, ",\"\r\n") == NULL && text[0] != '#') {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
 void problem_list_write(FILE *f, const struct problem_list *list, bool origin) {
     fprintf(f, "%s%s\n", PROBLEM_LIST_HEADER, origin ? ",network,family" : "");
     for (int i = 0; i < list->n; i++) {
         const struct problem_row *row = &list->rows[i];
         const struct conv_problem *p = &row->p;
+        put_field(f, row->name);
         fprintf(f,
-                "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                ",%" PRId64,
-                row->name, p->n, p->c, p->h, p->w, p->k, p->r, p->s, p->pad_h, p->pad_w,
-                p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->groups);
-        if (origin)
-            fprintf(f, ",%s,%s", row->network, row->family);
+                ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
+                p->n, p->c, p->h, p->w, p->k, p->r, p->s, p->pad_h, p->pad_w, p->stride_h,
+                p->stride_w, p->dil_h, p->dil_w, p->groups);
+        if (origin) {
+            fputc(',', f);
+            put_field(f, row->network);
+            fputc(',', f);
+            put_field(f, row->family);
+        }
         fputc('\n', f);
     }
 }

@@ -50,6 +50,11 @@ struct problem_list {
  * problem rows) is an error. */
 bool problem_list_read(const char *path, struct problem_list *list, char *err, size_t cap);
 
+/* The same from an open stream (name is used in messages): what
+ * problem_list_read does for each file, open for the fuzzer (fmemopen). */
+bool problem_list_read_stream(FILE *f, const char *name, struct problem_list *list, char *err,
+                              size_t cap);
+
 /* Appends a row; false when out of memory. */
 bool problem_list_add(struct problem_list *list, const struct problem_row *row);
 
