@@ -33,8 +33,8 @@
 #include "solvers/solver.h"
 #include "tune/problem_list.h"
 #include "util/clock.h"
-#include "util/peak.h"
 #include "util/file.h"
+#include "util/peak.h"
 #include "util/rng.h"
 #include "util/stats.h"
 
@@ -50,7 +50,9 @@ static const char summary[] =
     "spread, and what immediate mode (convsel_get_solutions: database, model, rules) picks.\n"
     "Every variant's GFLOP/s is also given as a share of the FMA peak measured at the start.\n"
     "Ends with 'geomean oracle/onednn-auto = X.XX (N problems)', 'geomean immediate/oracle',\n"
-    "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster), 'top1 = A/N', 'worst\n"
+    "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster), 'top1 = A/N',\n"
+    "'geomean hybrid/oracle' (hybrid find mode: where the ranking is unsure its first call times\n"
+    "the top three; that call's cost against the candidates' runs is given), 'worst\n"
     "immediate/oracle = X.XX (name)' and the dense layers' median share of peak.\n"
     "FILE's header: " PROBLEM_LIST_HEADER " (NCHW; optionally network,family); a directory:\n"
     "every *.csv in it (data/networks).";
@@ -77,6 +79,43 @@ struct bench_state {
     struct plan_cache *plans; /* as a handle's: the oneDNN solvers set up once */
     bool weights_constant;
 };
+
+/* Hybrid mode's first call of a problem, as a user's would be. */
+struct hybrid_call {
+    int solver;      /* what hybrid mode runs afterwards (-1: unknown) */
+    int measured;    /* candidates it timed (0: it was sure) */
+    double first_ms; /* the first call, whole */
+    double timed_ms; /* the sum of the candidates' timed runs */
+};
+
+static struct hybrid_call hybrid_first_call(convsel_handle_t hh, const struct problem_descs *d,
+                                            const float *x, const float *w, float *y) {
+    struct hybrid_call r = {.solver = -1};
+    size_t ws = 0;
+    if (convsel_get_forward_workspace_size(hh, CONVSEL_SOLVER_AUTO, d->x, d->w, d->conv, d->y,
+                                           &ws) != CONVSEL_STATUS_SUCCESS)
+        return r;
+    void *buf = ws ? malloc(ws) : NULL;
+    if (ws && !buf)
+        return r;
+    memset(buf, 0, ws); /* the caller's buffer is in use already, as a user's would be */
+    const int64_t t0 = clock_now_ns();
+    const convsel_status_t st = convsel_convolution_forward(hh, CONVSEL_SOLVER_AUTO, d->x, x, d->w,
+                                                            w, d->conv, d->y, y, buf, ws);
+    r.first_ms = (double)(clock_now_ns() - t0) * 1e-6;
+    free(buf);
+    convsel_solution_t s[SOLVER_MAX];
+    int n = 0;
+    if (st != CONVSEL_STATUS_SUCCESS ||
+        convsel_get_solutions(hh, d->x, d->w, d->conv, d->y, SOLVER_MAX, s, &n) !=
+            CONVSEL_STATUS_SUCCESS ||
+        n < 1)
+        return r;
+    r.solver = s[0].solver;
+    for (int i = 0; i < n && s[i].source == CONVSEL_RANKED_BY_MEASUREMENT; i++)
+        r.measured++, r.timed_ms += s[i].time_ms;
+    return r;
+}
 
 static convsel_status_t run_variant(struct bench_state *b, struct variant *v) {
     if (v->solver == NULL)
@@ -143,6 +182,12 @@ int cmd_bench(int argc, char **argv) {
     convsel_handle_t h;
     convsel_handle_create(&h);
     convsel_set_num_threads(h, (int)threads); /* the machine signature immediate mode looks up */
+    convsel_set_find_mode(h, CONVSEL_FIND_MODE_IMMEDIATE);
+    convsel_handle_t hh; /* hybrid mode's handle */
+    convsel_handle_create(&hh);
+    convsel_set_num_threads(hh, (int)threads);
+    convsel_set_find_mode(hh, CONVSEL_FIND_MODE_HYBRID);
+    convsel_set_weights_constant(hh, weights_constant);
     struct thread_pool *pool = thread_pool_create((int)threads);
     const double peak = peak_gflops((int)threads);
     printf("peak: %.1f GFLOP/s (FMA, %d threads, measured now: every %% of peak is of it)\n", peak,
@@ -151,7 +196,9 @@ int cmd_bench(int argc, char **argv) {
                                              : "per-call (onednn-auto's packed once)");
     printf("%-28s %8s %-18s %9s %9s %7s %13s  %s\n", "problem", "GFLOP", "oracle solver", "oracle",
            "onednn", "ratio", "spread o/d", "immediate (its GFLOP/s / oracle's)");
-    double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0, worst_imm = -1;
+    double log_sum = 0, log_imm_oracle = 0, log_imm_dnnl = 0, worst_imm = -1, log_hyb_oracle = 0;
+    double costs[MAX_DENSE];
+    int hyb_counted = 0, n_costs = 0;
     double dense_share[MAX_DENSE];
     int n_dense = 0;
     char worst_name[PROBLEM_NAME_MAX] = "";
@@ -173,13 +220,14 @@ int cmd_bench(int argc, char **argv) {
         if (convsel_get_solutions(h, d.x, d.w, d.conv, d.y, 1, &chosen, &n_chosen) !=
             CONVSEL_STATUS_SUCCESS)
             n_chosen = 0;
-        problem_descs_destroy(&d);
         const size_t xn = (size_t)(p.n * p.c * p.h * p.w), yn = (size_t)(p.n * p.k * p.oh * p.ow);
         float *x = malloc(xn * sizeof *x), *w = malloc(p.w_elems * sizeof *w);
         float *y = malloc(yn * sizeof *y), *base = malloc(yn * sizeof *base);
         struct rng g = rng_seed((uint64_t)i + 1);
         rng_fill(&g, x, xn);
         rng_fill(&g, w, p.w_elems);
+        const struct hybrid_call hy = hybrid_first_call(hh, &d, x, w, y);
+        problem_descs_destroy(&d);
         struct variant v[MAX_VARIANTS];
         int nv = 0;
         size_t ws_bytes = 0;
@@ -288,11 +336,33 @@ int cmd_bench(int argc, char **argv) {
             } else if (n_chosen) {
                 snprintf(imm_text, sizeof imm_text, "%s: not timed", chosen.name);
             }
+            int hyb = -1; /* the variant hybrid mode runs after its first call */
+            for (int k = 0; hy.solver >= 0 && k < n_solvers; k++)
+                if (!v[k].failed && v[k].runs && v[k].solver == solver_get(hy.solver))
+                    hyb = k;
+            char hyb_text[160] = "hybrid: not timed";
+            if (hyb >= 0) {
+                const double r = v[oracle].median / v[hyb].median;
+                log_hyb_oracle += log(r);
+                hyb_counted++;
+                if (hy.measured > 0) {
+                    const double cost = hy.first_ms / hy.timed_ms;
+                    if (n_costs < MAX_DENSE)
+                        costs[n_costs++] = cost;
+                    snprintf(hyb_text, sizeof hyb_text,
+                             "hybrid: %s %.2f (measured %d: first call %.3f ms = %.2fx their runs)",
+                             v[hyb].name, r, hy.measured, hy.first_ms, cost);
+                } else {
+                    snprintf(hyb_text, sizeof hyb_text, "hybrid: %s %.2f (sure: immediate's pick)",
+                             v[hyb].name, r);
+                }
+            }
             printf("%-28s %8.3f %-18s %9.1f %9.1f %7s %13s  %s\n", rows[i].name, flop * 1e-9,
                    v[oracle].name, go, gd, ratio, spread, imm_text);
             if (csv)
                 fprintf(csv, "%s,%.4f,oracle,%.2f,%.3f,yes,%.1f\n", rows[i].name, flop * 1e-9, go,
                         v[oracle].spread, 100 * go / peak);
+            printf("    %s\n", hyb_text);
             /* every variant's GFLOP/s and share of the peak */
             printf("    ");
             for (int k = 0; k < nv; k++)
@@ -322,6 +392,12 @@ int cmd_bench(int argc, char **argv) {
         printf("geomean immediate/onednn-auto = %.2f (%d problems)\n",
                imm_dnnl_counted ? exp(log_imm_dnnl / imm_dnnl_counted) : 0.0, imm_dnnl_counted);
         printf("top1 = %d/%d\n", top1, imm_counted);
+        printf("geomean hybrid/oracle = %.2f (%d problems)\n",
+               hyb_counted ? exp(log_hyb_oracle / hyb_counted) : 0.0, hyb_counted);
+        if (n_costs)
+            printf("hybrid first calls: %d measured, their cost median %.2fx (max %.2fx) the "
+                   "timed candidates' runs\n",
+                   n_costs, stats_median(costs, (size_t)n_costs), costs[n_costs - 1]);
         if (worst_imm >= 0)
             printf("worst immediate/oracle = %.2f (%s)\n", worst_imm, worst_name);
         if (n_dense) {
@@ -335,6 +411,7 @@ int cmd_bench(int argc, char **argv) {
     if (csv)
         fclose(csv);
     convsel_handle_destroy(h);
+    convsel_handle_destroy(hh);
     thread_pool_destroy(pool);
     problem_list_free(&list);
     return rc != EXIT_OK ? rc : failures ? EXIT_FAILED : EXIT_OK;

@@ -1,11 +1,13 @@
 /* forward.c -- the public calls that take a problem from descriptors to a
  * solver: shape and key queries, solver lookup, workspace, forward. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/descriptors.h"
 #include "api/handle.h"
+#include "api/hybrid.h"
 #include "heur/select.h"
 #include "solvers/solver.h"
 
@@ -99,8 +101,8 @@ static convsel_status_t prepare(convsel_handle_t h, convsel_solver_id_t id,
     convsel_status_t st = problem_from_descriptors(h, x, w, conv, y, p);
     if (st != CONVSEL_STATUS_SUCCESS)
         return st;
-    if (id == CONVSEL_SOLVER_AUTO)
-        id = heur_select_solver(p, h->num_threads);
+    if (id == CONVSEL_SOLVER_AUTO) /* measured in this process (hybrid), else ranked */
+        id = hybrid_pick(h, p, SIZE_MAX);
     const struct solver *s = solver_get(id);
     const char *reason = "not applicable";
     if (!s->is_applicable(p, &reason))
@@ -164,6 +166,15 @@ convsel_status_t convsel_convolution_forward(convsel_handle_t h, convsel_solver_
                            x == NULL   ? "x"
                            : w == NULL ? "w"
                                        : "y");
+    if (id == CONVSEL_SOLVER_AUTO && h->find_mode != CONVSEL_FIND_MODE_IMMEDIATE) {
+        const struct solver *pick = NULL;
+        bool done = false;
+        st = hybrid_forward(h, &p, x, w, y, workspace_bytes, &pick, &done);
+        if (st != CONVSEL_STATUS_SUCCESS || done)
+            return st;
+        if (pick) /* measured: the fastest whose workspace fits what the caller gave */
+            s = pick;
+    }
     const size_t need = s->workspace_size(&p);
     if (workspace_bytes < need)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,

@@ -1,9 +1,11 @@
 /* solutions.c -- convsel_get_solutions: the ranking of src/heur, with
  * names and workspace sizes, for the caller. */
 #include <stdio.h>
+#include <string.h>
 
 #include "api/descriptors.h"
 #include "api/handle.h"
+#include "api/hybrid.h"
 #include "heur/db_snapshot.h"
 #include "heur/ranking_model.h"
 #include "heur/select.h"
@@ -39,8 +41,28 @@ convsel_status_t convsel_get_solutions(convsel_handle_t h, const_convsel_tensor_
     if (st != CONVSEL_STATUS_SUCCESS)
         return st;
     struct heur_choice ranked[SOLVER_MAX];
-    const int n = heur_rank(&p, h->num_threads, ranked,
-                            max_solutions < SOLVER_MAX ? max_solutions : SOLVER_MAX, NULL);
+    int n = heur_rank(&p, h->num_threads, ranked, SOLVER_MAX, NULL);
+    /* Solvers timed in this process (hybrid and exhaustive find modes)
+     * come first, fastest first, with their times. */
+    const struct measured *m = hybrid_lookup(h, &p);
+    if (m) {
+        struct heur_choice all[SOLVER_MAX];
+        int k = 0;
+        for (int i = 0; i < m->n; i++)
+            all[k++] =
+                (struct heur_choice){m->solver[i], m->ms[i], CONVSEL_RANKED_BY_MEASUREMENT, false};
+        for (int i = 0; i < n && k < SOLVER_MAX; i++) {
+            bool timed = false;
+            for (int j = 0; j < m->n && !timed; j++)
+                timed = m->solver[j] == ranked[i].solver;
+            if (!timed)
+                all[k++] = ranked[i];
+        }
+        memcpy(ranked, all, (size_t)k * sizeof *ranked);
+        n = k;
+    }
+    if (n > max_solutions)
+        n = max_solutions;
     for (int i = 0; i < n; i++) {
         const struct solver *s = solver_get(ranked[i].solver);
         solutions_out[i] = (convsel_solution_t){

@@ -72,6 +72,10 @@ int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out
         add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE, false);
     info->measured = r.n > 0;
     add_model(&r, p, threads, info);
+    /* nothing measured and no model: the rules' order, which knows no
+     * times, is the least sure ranking there is */
+    if (!info->measured && !info->model)
+        info->unsure = true;
     add_rules(&r, p);
     return r.n;
 }

@@ -26,7 +26,8 @@ struct heur_info {
     bool extrapolating; /* outside the model's training range (feature, value) */
     int feature;
     float value;
-    bool unsure; /* extrapolating, or the model's first two within POLICY_UNSURE_MARGIN */
+    bool unsure; /* extrapolating, the model's first two within POLICY_UNSURE_MARGIN, or
+                    neither database nor model ranked it */
 };
 
 /* Writes up to max choices for p (measured on `threads` threads), best

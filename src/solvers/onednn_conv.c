@@ -106,6 +106,32 @@ static convsel_status_t run_with(const struct conv_run_args *a, const struct sol
     return st;
 }
 
+/* The plan of a->p in the cache, created now if it is not there. */
+static convsel_status_t prepare_with(const struct conv_run_args *a, const struct solver *self,
+                                     enum onednn_alg alg) {
+    char key[CONVSEL_PROBLEM_KEY_MAX];
+    problem_key_format(a->p, key, sizeof key);
+    if (a->plans == NULL || plan_cache_find(a->plans, self, key) != NULL)
+        return CONVSEL_STATUS_SUCCESS;
+    struct onednn_plan *plan = onednn_plan_create(a->p, alg, a->num_threads);
+    if (plan == NULL)
+        return CONVSEL_STATUS_NOT_SUPPORTED;
+    return plan_cache_put(a->plans, self, key, plan, free_plan) ? CONVSEL_STATUS_SUCCESS
+                                                                : CONVSEL_STATUS_ALLOC_FAILED;
+}
+
+static convsel_status_t gemm_prepare(const struct conv_run_args *a) {
+    return prepare_with(a, &solver_onednn_gemm, ONEDNN_GEMM);
+}
+
+static convsel_status_t direct_prepare(const struct conv_run_args *a) {
+    return prepare_with(a, &solver_onednn_direct, ONEDNN_DIRECT);
+}
+
+static convsel_status_t winograd_prepare(const struct conv_run_args *a) {
+    return prepare_with(a, &solver_onednn_winograd, ONEDNN_WINOGRAD);
+}
+
 static convsel_status_t gemm_run(const struct conv_run_args *a) {
     return run_with(a, &solver_onednn_gemm, ONEDNN_GEMM);
 }
@@ -125,6 +151,7 @@ const struct solver solver_onednn_direct = {
     .is_applicable = direct_applicable,
     .workspace_size = no_workspace,
     .run = direct_run,
+    .prepare = direct_prepare,
 };
 
 const struct solver solver_onednn_winograd = {
@@ -139,6 +166,7 @@ const struct solver solver_onednn_winograd = {
     .is_applicable = winograd_applicable,
     .workspace_size = no_workspace,
     .run = winograd_run,
+    .prepare = winograd_prepare,
 };
 
 const struct solver solver_onednn_gemm = {
@@ -150,4 +178,5 @@ const struct solver solver_onednn_gemm = {
     .is_applicable = gemm_applicable,
     .workspace_size = no_workspace,
     .run = gemm_run,
+    .prepare = gemm_prepare,
 };

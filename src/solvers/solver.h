@@ -49,6 +49,10 @@ struct solver {
     size_t (*workspace_size)(const struct conv_problem *p);
     /* Runs the convolution. Returns SUCCESS, or ALLOC_FAILED / INTERNAL. */
     convsel_status_t (*run)(const struct conv_run_args *a);
+    /* Optional: the set-up a first run would do (oneDNN's primitive), into
+     * the plan cache, without running; hybrid find mode times runs, not
+     * set-ups. NULL: nothing to set up. */
+    convsel_status_t (*prepare)(const struct conv_run_args *a);
 };
 
 /* Problems below this many FLOPs run convsel's own solvers on the calling

@@ -1,0 +1,153 @@
+/* hybrid.c -- find modes (convsel_set_find_mode): where immediate mode's
+ * ranking is unsure, the first forward call of a problem times the top
+ * candidates on the caller's data, once per process (heur/measured.h), and
+ * later calls use the fastest.
+ *
+ * Unsure: the model extrapolates (a feature outside its training range)
+ * or its first two predictions are within POLICY_UNSURE_MARGIN; a problem
+ * the performance database holds is never unsure. Exhaustive mode measures
+ * every problem, with every applicable solver.
+ *
+ * The measurement: each candidate's set-up (oneDNN's primitive) is made
+ * first, untimed -- a later call does not pay it, so a set-up must not
+ * decide -- then each runs once on the caller's x and w into y, timed.
+ * The workspace is the largest candidate's, allocated and touched before
+ * the runs (a first touch costs page faults, which no later call pays).
+ * y holds the last run's output, which is correct whichever ran last: the
+ * call is done. The first call costs the runs, the set-ups and this
+ * bookkeeping; `convsel bench` reports it (hybrid's first call). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handle.h"
+#include "api/hybrid.h"
+#include "heur/measured.h"
+#include "heur/select.h"
+#include "util/clock.h"
+#include "util/machine.h"
+
+#define HYBRID_CANDIDATES 3
+
+static void keys_of(const convsel_handle_t h, const struct conv_problem *p, char *machine,
+                    size_t machine_cap, char *key, size_t key_cap) {
+    machine_signature(h->num_threads, machine, machine_cap);
+    problem_key_format(p, key, key_cap);
+}
+
+const struct measured *hybrid_lookup(convsel_handle_t h, const struct conv_problem *p) {
+    if (h->find_mode == CONVSEL_FIND_MODE_IMMEDIATE)
+        return NULL;
+    char machine[MACHINE_SIGNATURE_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
+    keys_of(h, p, machine, sizeof machine, key, sizeof key);
+    const struct measured *m = measured_get(machine, key, NULL);
+    return m && m->n > 0 ? m : NULL;
+}
+
+int hybrid_pick(convsel_handle_t h, const struct conv_problem *p, size_t workspace_bytes) {
+    const struct measured *m = hybrid_lookup(h, p);
+    for (int i = 0; m && i < m->n; i++)
+        if (solver_get(m->solver[i])->workspace_size(p) <= workspace_bytes)
+            return m->solver[i];
+    return heur_select_solver(p, h->num_threads);
+}
+
+/* The solvers to time: the ranking's first HYBRID_CANDIDATES (hybrid) or
+ * every applicable one (exhaustive), the reference only when alone. */
+static int candidates(convsel_handle_t h, const struct conv_problem *p, bool *measure,
+                      int out[MEASURED_MAX]) {
+    struct heur_choice ranked[SOLVER_MAX];
+    struct heur_info info;
+    const int n = heur_rank(p, h->num_threads, ranked, SOLVER_MAX, &info);
+    const bool exhaustive = h->find_mode == CONVSEL_FIND_MODE_EXHAUSTIVE;
+    *measure = exhaustive || (!info.measured && info.unsure);
+    const int ref = solver_reference_id(), limit = exhaustive ? MEASURED_MAX : HYBRID_CANDIDATES;
+    int k = 0;
+    for (int i = 0; i < n && k < limit; i++)
+        if (ranked[i].solver != ref)
+            out[k++] = ranked[i].solver;
+    if (k == 0)
+        out[k++] = ref;
+    return k;
+}
+
+convsel_status_t hybrid_forward(convsel_handle_t h, const struct conv_problem *p, const float *x,
+                                const float *w, float *y, size_t workspace_bytes,
+                                const struct solver **pick, bool *done) {
+    *done = false;
+    *pick = NULL;
+    if (hybrid_lookup(h, p) != NULL) {
+        *pick = solver_get(hybrid_pick(h, p, workspace_bytes));
+        return CONVSEL_STATUS_SUCCESS;
+    }
+    int cand[MEASURED_MAX];
+    bool measure;
+    const int k = candidates(h, p, &measure, cand);
+    if (!measure) /* sure, or measured by the database: immediate mode's pick */
+        return CONVSEL_STATUS_SUCCESS;
+    char machine[MACHINE_SIGNATURE_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
+    keys_of(h, p, machine, sizeof machine, key, sizeof key);
+    struct measured_claim claim = {0};
+    const int64_t t0 = clock_now_ns();
+    if (measured_get(machine, key, &claim) != NULL) { /* another thread measured it meanwhile */
+        *pick = solver_get(hybrid_pick(h, p, workspace_bytes));
+        return CONVSEL_STATUS_SUCCESS;
+    }
+    size_t ws = 0;
+    for (int i = 0; i < k; i++) {
+        const size_t need = solver_get(cand[i])->workspace_size(p);
+        ws = need > ws ? need : ws;
+    }
+    void *buf = ws ? malloc(ws) : NULL;
+    struct measured m = {0};
+    convsel_status_t st = CONVSEL_STATUS_SUCCESS;
+    if (ws && buf == NULL) {
+        st = CONVSEL_STATUS_ALLOC_FAILED;
+    } else {
+        if (buf)
+            memset(buf, 0, ws); /* the page faults, outside the timing */
+        const struct conv_run_args args = {.p = p,
+                                           .x = x,
+                                           .w = w,
+                                           .y = y,
+                                           .workspace = buf,
+                                           .workspace_bytes = ws,
+                                           .num_threads = h->num_threads,
+                                           .pool = handle_pool(h),
+                                           .plans = handle_plans(h),
+                                           .weights_constant = h->weights_constant};
+        for (int i = 0; i < k; i++) {
+            const struct solver *s = solver_get(cand[i]);
+            if (s->prepare)
+                s->prepare(&args);
+        }
+        for (int i = 0; i < k && st == CONVSEL_STATUS_SUCCESS; i++) {
+            const int64_t r0 = clock_now_ns();
+            st = solver_run(solver_get(cand[i]), &args);
+            const double ms = (double)(clock_now_ns() - r0) * 1e-6;
+            if (st == CONVSEL_STATUS_NOT_SUPPORTED) { /* a backend that found no kernel */
+                st = CONVSEL_STATUS_SUCCESS;
+                continue;
+            }
+            /* insert in time order */
+            int at = m.n++;
+            while (at > 0 && m.ms[at - 1] > ms) {
+                m.ms[at] = m.ms[at - 1], m.solver[at] = m.solver[at - 1];
+                at--;
+            }
+            m.ms[at] = ms, m.solver[at] = cand[i];
+        }
+    }
+    free(buf);
+    m.total_ms = (double)(clock_now_ns() - t0) * 1e-6;
+    if (st != CONVSEL_STATUS_SUCCESS)
+        m.n = 0; /* the ranking stands; y is not trusted */
+    measured_publish(&claim, &m);
+    if (st != CONVSEL_STATUS_SUCCESS)
+        return handle_fail(h, st, "hybrid find: measuring the candidates failed: %s",
+                           convsel_status_string(st));
+    *done = m.n > 0;
+    if (!*done) /* nothing ran to the end: immediate mode's pick runs the call */
+        return CONVSEL_STATUS_SUCCESS;
+    *pick = solver_get(m.solver[0]);
+    return CONVSEL_STATUS_SUCCESS;
+}
