@@ -49,7 +49,7 @@ test-release: build
 
 test-asan: build-asan
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE torch
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE "torch|python"
 
 # The concurrency tests under ThreadSanitizer (labelled `concurrency` in tests/CMakeLists.txt).
 test-tsan: build-tsan

@@ -7,9 +7,11 @@ packages=(
   build-essential cmake pkg-config
   libcjson-dev        # model runtime: JSON parsing of frugally-deep files
   libsqlite3-dev      # performance database
-  libopenblas-dev     # bench/bench_sgemm compares convsel's GEMM with it
+  libopenblas-dev libblis-pthread-dev  # bench/bench_sgemm compares convsel's GEMM with them
   libdnnl-dev         # oneDNN 2.6: the oneDNN-backed solvers and the bench baseline
-  python3-torch       # reference outputs for tests/test_torch_reference.c
+  python3-torch       # tests/test_torch_reference.c, the Python package's tests
+  python3-numpy python3-torchvision python3-pytest  # python/tests (pytest, by make test)
+  python3-setuptools python3-venv python3-pip       # python/tests/test_install.py: pip install
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes
 )
 
