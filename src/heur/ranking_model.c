@@ -33,7 +33,6 @@ static struct {
     bool from_env;      /* dir is CONVSEL_MODEL_DIR, not the built-in default */
 } env;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
-static atomic_bool warned;
 
 static void read_env(void) {
     env.disabled = !env_bool("CONVSEL_AI_HEUR", true);
@@ -116,6 +115,35 @@ static const struct cache_entry *entry(void) {
     return cache_get(cache_global(), &key, load, (void *)env.dir);
 }
 
+#ifdef CONVSEL_TEST_UNGUARDED_CACHE
+/* THE BUG, ON PURPOSE, in a test build only (libconvsel-unguarded.so, which
+ * `python3 -m convsel.race --variant unguarded` loads; nothing installs it
+ * and the shipped library never compiles this): the model comes from
+ * MIOpen's pre-fix map (tools/unguarded_cache.c), and each thread keeps the
+ * reference it was given, as MIOpen's callers held theirs. Two threads that
+ * miss at once both load, and the second insert frees the model the first
+ * is still using: the harness must catch that. */
+#include "unguarded_cache.h"
+
+static struct unguarded_cache unguarded;
+static _Thread_local const struct ranking_model *held;
+
+const struct ranking_model *ranking_model_get(void) {
+    if (held)
+        return held;
+    pthread_once(&env_once, read_env);
+    if (env.disabled || !env.dir)
+        return NULL;
+    const char *delay = getenv("CONVSEL_TEST_LOAD_DELAY_US");
+    unguarded.delay_us = delay ? (unsigned)strtoul(delay, NULL, 10) : 0;
+    struct cache_key key;
+    cache_key_init(&key, env.target, "ranking", "");
+    held = unguarded_get(&unguarded, &key, load, (void *)env.dir);
+    return held;
+}
+#else
+static atomic_bool warned;
+
 const struct ranking_model *ranking_model_get(void) {
     const struct cache_entry *e = entry();
     if (e && e->status != CACHE_OK && !atomic_exchange(&warned, true))
@@ -127,6 +155,7 @@ const struct ranking_model *ranking_model_get(void) {
                 "before they existed): extrapolation is not detected\n");
     return m;
 }
+#endif
 
 bool ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
                            double log2_ms[SOLVER_MAX]) {

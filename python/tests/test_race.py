@@ -1,0 +1,80 @@
+"""python3 -m convsel.race: the PyTorch test body through convsel.torch, a
+fresh process per run. The safe library must pass it; the unguarded test
+build (MIOpen's pre-fix cache) must be caught by it. Small sizes: the
+figures of the full-size campaign are in the README."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch", reason="python3-torch is not installed")
+
+from conftest import PYTHON_DIR, REPO  # noqa: E402
+
+MODELS = os.path.join(REPO, "models")
+
+
+def race(*args, env_extra=None):
+    env = dict(os.environ, CONVSEL_MODEL_DIR=MODELS, PYTHONPATH=PYTHON_DIR)
+    env.update(env_extra or {})
+    p = subprocess.run([sys.executable, "-m", "convsel.race", *args], env=env,
+                       capture_output=True, text=True, timeout=900)
+    m = re.search(r"^race: runs=(\d+) crashed=(\d+) wrong=(\d+)", p.stdout, re.M)
+    return p, m
+
+
+def test_safe_library_passes_with_and_without_delay():
+    for delay in ("0", "2000"):
+        p, m = race("--runs", "3", "--size", "96", "--iters", "40", "--delay-us", delay,
+                    "--jobs", "2")
+        assert m, p.stdout + p.stderr
+        assert m.groups() == ("3", "0", "0"), p.stdout + p.stderr
+        assert p.returncode == 0
+
+
+def _unguarded_env():
+    import convsel
+    here = os.path.dirname(convsel.library_path)
+    path = os.environ.get("CONVSEL_UNGUARDED_LIBRARY") or os.path.join(
+        here, "libconvsel-unguarded.so")
+    if not os.path.exists(path):
+        pytest.skip(f"no unguarded test build at {path} (cmake target convsel_unguarded)")
+    return {"CONVSEL_UNGUARDED_LIBRARY": path}
+
+
+def test_unguarded_cache_is_caught():
+    p, m = race("--runs", "4", "--size", "256", "--iters", "100", "--delay-us", "2000",
+                "--variant", "unguarded", "--jobs", "2", env_extra=_unguarded_env())
+    assert m, p.stdout + p.stderr
+    runs, crashed, wrong = map(int, m.groups())
+    # the window is the first thread's iterations left after the second insert:
+    # at this size every run measured was caught (README: the full-size figures)
+    assert crashed + wrong >= 2, p.stdout
+    assert p.returncode == 1
+
+
+def test_child_process_would_catch_a_wrong_sum(monkeypatch):
+    """The check itself: a conv2d that drops a tap makes every sum wrong."""
+    import argparse
+    import torch
+    import convsel.race as r
+    import convsel.torch as ct
+    real = ct.conv2d
+    monkeypatch.setattr(ct, "conv2d", lambda x, w, **k: real(x, w * torch.tensor(
+        [[[[1.0, 1.0], [1.0, 0.0]]]]), **k))
+    args = argparse.Namespace(threads=2, size=16, iters=4, trials=1, conv_threads=1)
+    monkeypatch.setenv("CONVSEL_MODEL_DIR", MODELS)
+    assert r._child(args) in (1, 3)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--runs", "0"], "--runs = 0"),
+    (["--size", "10", "--iters", "10"], "must be below --size"),
+    (["--variant", "fast"], "invalid choice"),
+    (["--delay-us", "x"], "--delay-us must be an integer"),
+])
+def test_bad_flags(args, words):
+    p, m = race(*args)
+    assert p.returncode == 2 and words in p.stderr, p.stderr
