@@ -72,6 +72,68 @@ static bool in_rules_top3(const struct conv_problem *p, const char *name) {
     return false;
 }
 
+/* Leave one family out: three families of 1x1 and 3x3 layers, on which a
+ * learnable rule decides the fastest (im2col_gemm on 1x1, onednn_direct on
+ * 3x3); each family's model is trained on the other two families and
+ * their perturbations, never its own, and each family line counts its own
+ * layers only. A database without origins is refused, saying how to get
+ * them. */
+static void families(void) {
+    const char *fam_db = test_tmp_path("families.db");
+    char err[PERFDB_ERROR_MAX], args[1024];
+    struct perfdb *db = perfdb_open(fam_db, false, 0, err, sizeof err);
+    CHECK(db != NULL);
+    const char *names[3] = {"alpha", "beta", "gamma"};
+    int layers[3] = {0, 0, 0};
+    for (int f = 0; db && f < 3; f++)
+        for (int64_t c = 8 + 4 * f; c <= 64; c += 12) {
+            for (int64_t filt = 1; filt <= 3; filt += 2) {
+                const struct conv_problem q = make(c, filt, 1);
+                put(db, &q, "im2col_gemm", filt == 1 ? 1.0 : 3.0);
+                put(db, &q, "onednn_direct", filt == 1 ? 2.0 : 1.0);
+                char net[32];
+                snprintf(net, sizeof net, "%s_net", names[f]);
+                CHECK(perfdb_put_origin(db, &q, net, names[f], "layer", err, sizeof err));
+                layers[f]++;
+            }
+        }
+    perfdb_close(db);
+    snprintf(args, sizeof args, "--db %s --families --epochs 300 --hidden 8", fam_db);
+    CHECK(eval(args) == 0);
+    const int total = layers[0] + layers[1] + layers[2];
+    char want[160];
+    snprintf(want, sizeof want, "eval: leave one family out on %s (%d problems;", fam_db, total);
+    CHECK(test_contains(out, want));
+    for (int f = 0; f < 3; f++) {
+        snprintf(want, sizeof want, "family %-16s %4d layers (trained on %5d): ", names[f],
+                 layers[f], total - layers[f]);
+        CHECK(test_contains(out, want));
+    }
+    snprintf(want, sizeof want, "families  top1 = ");
+    CHECK(test_contains(out, want));
+    int top1 = -1, n = -1;
+    const char *at = strstr(out, want);
+    if (at)
+        sscanf(at, "families  top1 = %d/%d", &top1, &n);
+    CHECK(n == total && top1 >= total * 3 / 4); /* the rule is easy to learn */
+    if (n != total || top1 < total * 3 / 4)
+        printf("%s", out);
+    CHECK(test_contains(out, "extrapolated on "));
+
+    /* no origins: refused */
+    const char *plain = test_tmp_path("plain.db");
+    db = perfdb_open(plain, false, 0, err, sizeof err);
+    if (db) {
+        const struct conv_problem q = make(8, 3, 1);
+        put(db, &q, "im2col_gemm", 1.0);
+        perfdb_close(db);
+    }
+    snprintf(args, sizeof args, "--db %s --families --epochs 5", plain);
+    CHECK(eval(args) == 1 && test_contains(out, "no real layers with a family"));
+    snprintf(args, sizeof args, "--db %s --families --model %s", plain, test_tmp_path("m"));
+    CHECK(eval(args) == 2 && test_contains(out, "--families trains its own models"));
+}
+
 int main(void) {
     test_tmpdir("eval");
     const char *path = test_tmp_path("perf.db");
@@ -139,6 +201,8 @@ int main(void) {
     printf("held out: %d, misses listed: %d\n", held_n, listed);
     CHECK(held_n > 0 && held_top1 == 0 && listed == held_n);
     CHECK(test_contains(out, "gemm_1x1 2.0000 ms, fastest im2col_gemm 1.0000 ms"));
+
+    families();
 
     snprintf(args, sizeof args, "--db %s --machine avx2-8c-8t", path);
     CHECK(eval(args) == 1 && test_contains(out, "no measured problems for machine avx2-8c-8t"));

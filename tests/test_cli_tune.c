@@ -1,8 +1,9 @@
 /* test_cli_tune.c -- `convsel tune` end to end: a sampled run stores every
  * solver's time, a second run resumes (measures nothing), two shards
  * together hold what one run holds, the sample is a function of the seed,
- * the noise guard calibrates before and after every problem, and bad flags
- * and files are clear errors. (The guard's decisions are test_noise_guard's;
+ * the noise guard calibrates before and after every problem, --corpus
+ * tunes real layers and their perturbations with their origins, and bad
+ * flags and files are clear errors. (The guard's decisions are test_noise_guard's;
  * here it is off, because ctest runs tests side by side.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,17 @@ static int64_t rows_in(const char *path) {
     const int64_t n = db ? perfdb_count(db, err, sizeof err) : -1;
     perfdb_close(db);
     return n;
+}
+
+static int origin_counts[2];
+static bool count_origin(void *ctx, const char *key, const char *network, const char *family,
+                         const char *kind) {
+    int *c = ctx;
+    (void)key;
+    CHECK(strcmp(network, "net") == 0 && strcmp(family, "fam") == 0);
+    c[0] += strcmp(kind, "layer") == 0;
+    c[1] += strcmp(kind, "perturbed") == 0;
+    return true;
 }
 
 int main(void) {
@@ -134,6 +146,50 @@ int main(void) {
           test_contains(out, "4 calibrations, 0 busy, 0 s waited"));
     CHECK(tune("--sample 4 --noise-guard 100 --list") == 2 &&
           test_contains(out, "--noise-guard 100: must be 0 (off) or in 101..10000"));
+
+    /* --corpus: the real layers, with network and family, then --perturb P
+     * perturbations of each (tune/sample.h; test_sample checks their rules) */
+    const char *corpus = test_tmp_path("corpus");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/x.csv", corpus);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", corpus);
+    CHECK(system(cmd) == 0);
+    f = fopen(path, "w");
+    if (f) {
+        fputs("name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups,network,family\n"
+              "net/a,1,16,14,14,16,3,3,1,1,1,1,1,1,1,net,fam\n"
+              "net/b,1,16,14,14,16,3,3,1,1,1,1,1,1,16,net,fam\n",
+              f);
+        fclose(f);
+    }
+    snprintf(args, sizeof args, "--corpus %s --perturb 2 --seed 3 --list", corpus);
+    CHECK(tune(args) == 0);
+    CHECK(test_contains(out, "name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups,"
+                             "network,family\nnet/a,1,16,14,14,16,3,3,1,1,1,1,1,1,1,net,fam\n"
+                             "net/b,1,16,14,14,16,3,3,1,1,1,1,1,1,16,net,fam\n0~net/a,"));
+    CHECK(test_contains(out, "\n1~net/b,") && test_contains(out, "\n2~net/a,") &&
+          test_contains(out, "\n3~net/b,") && !test_contains(out, "\n4~"));
+    char again[sizeof out];
+    memcpy(again, out, sizeof out);
+    CHECK(tune(args) == 0 && strcmp(again, out) == 0); /* the seed decides */
+    /* measured: the origins are recorded (eval --families reads them) */
+    snprintf(args, sizeof args, "--corpus %s --perturb 1 --db %s", corpus, test_tmp_path("c.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 4 measured"));
+    int layers = 0, perturbed = 0;
+    struct perfdb *cdb = perfdb_open(test_tmp_path("c.db"), true, 0, NULL, 0);
+    CHECK(cdb != NULL);
+    if (cdb) {
+        char e[PERFDB_ERROR_MAX];
+        CHECK(perfdb_for_each_origin(cdb, count_origin, origin_counts, e, sizeof e) == 4);
+        layers = origin_counts[0], perturbed = origin_counts[1];
+        perfdb_close(cdb);
+    }
+    CHECK(layers == 2 && perturbed == 2);
+    snprintf(args, sizeof args, "--corpus %s --perturb 101 --list", corpus);
+    CHECK(tune(args) == 2 && test_contains(out, "--perturb 101: must be in 0..100"));
+    CHECK(tune("--sample 2 --perturb 1 --list") == 2 && test_contains(out, "with --corpus"));
+    snprintf(args, sizeof args, "--corpus %s/nope --list", corpus);
+    CHECK(tune(args) == 2 && test_contains(out, "nope"));
 
     /* misuse */
     CHECK(tune("--sample 4 --shard 2/2 --list") == 2 &&

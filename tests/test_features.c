@@ -133,9 +133,76 @@ static void metadata(void) {
           test_contains(err, "not a JSON object"));
 }
 
+/* The optional keys: bounds, limits and safe survive a round trip, are
+ * absent (present = false, counts 0) when not written, and are refused,
+ * by name, when incomplete or out of range. */
+static void optional_keys(void) {
+    struct model_metadata m = sample();
+    char *json = metadata_to_json(&m);
+    struct model_metadata back;
+    char err[METADATA_ERROR_MAX] = "";
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(!back.bounds.present && !back.limits.present);
+    CHECK(back.safe_count[0] == 0 && back.safe_count[1] == 0 && back.safe_count[2] == 0);
+    CHECK(json && !strstr(json, "\"bounds\"") && !strstr(json, "\"limits\"") &&
+          !strstr(json, "\"safe\""));
+    free(json);
+
+    m.bounds.present = true;
+    for (int f = 0; f < FEATURE_COUNT; f++)
+        m.bounds.min[f] = -1.5f * (float)f - 0.5f, m.bounds.max[f] = 2.25f * (float)f + 1;
+    m.limits = (struct machine_limits){.present = true, .peak_gflops = 417.5, .levels = 2};
+    m.limits.level_bytes[0] = 16384, m.limits.level_gbs[0] = 900.25;
+    m.limits.level_bytes[1] = 268435456, m.limits.level_gbs[1] = 21.5;
+    m.safe_count[0] = 2, m.safe[0][0] = 2, m.safe[0][1] = 0;
+    m.safe_count[2] = 1, m.safe[2][0] = 1;
+    json = metadata_to_json(&m);
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(back.bounds.present && memcmp(&back.bounds, &m.bounds, sizeof m.bounds) == 0);
+    CHECK(back.limits.present && back.limits.levels == 2 && back.limits.peak_gflops == 417.5 &&
+          back.limits.level_bytes[1] == 268435456 && back.limits.level_gbs[0] == 900.25);
+    CHECK(back.safe_count[0] == 2 && back.safe[0][0] == 2 && back.safe[0][1] == 0);
+    CHECK(back.safe_count[1] == 0 && back.safe_count[2] == 1 && back.safe[2][0] == 1);
+    CHECK(json && strstr(json, "\"dense\":\t[\"onednn_direct\", \"im2col_gemm\"]"));
+
+    /* each refusal, from the file just written */
+    static char edited[1 << 15];
+    struct {
+        const char *from, *to, *why;
+    } cases[] = {
+        {"\"peak_gflops\":\t417.5", "\"peak_gflops\":\t-1", "limits.peak_gflops"},
+        {"\"peak_gflops\":\t417.5", "\"peak_gflops\":\t\"fast\"", "limits.peak_gflops"},
+        {"\"gbs\":\t21.5", "\"gbs\":\t0", "limits.bandwidth[1]"},
+        {"\"bytes\":\t268435456", "\"bytes\":\t100", "bytes increasing"},
+        {"\"bandwidth\":\t[", "\"bandwidth\":\t7, \"x\": [", "limits.bandwidth must be"},
+        {"\"onednn_direct\", \"im2col_gemm\"]", "\"winograd\"]", "safe.dense names winograd"},
+        {"\"depthwise\":\t[\"depthwise\"]", "\"depthwise\":\t\"depthwise\"",
+         "safe.depthwise must be a list"},
+        {"\"max\":\t{\n\t\t\t\"log2_batch\":\t1", "\"max\":\t{\n\t\t\t\"log2_batch\":\t-9",
+         "bounds.{min,max}.log2_batch"},
+        {"\"min\":\t{\n\t\t\t\"log2_batch\":\t-0.5,", "\"min\":\t{\n\t\t\t",
+         "bounds.{min,max}.log2_batch"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *at = json ? strstr(json, cases[i].from) : NULL;
+        CHECK(at != NULL);
+        if (!at) {
+            fprintf(stderr, "  '%s' not in the metadata\n", cases[i].from);
+            continue;
+        }
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - json), json, cases[i].to,
+                 at + strlen(cases[i].from));
+        err[0] = '\0';
+        CHECK(!metadata_from_json(edited, strlen(edited), &back, err, sizeof err));
+        CHECK(test_contains(err, cases[i].why));
+    }
+    free(json);
+}
+
 int main(void) {
     known_problem();
     stats();
     metadata();
+    optional_keys();
     return test_finish("test_features");
 }

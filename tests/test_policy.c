@@ -1,0 +1,170 @@
+/* test_policy.c -- heur/policy.c: the machine's floor under every estimate,
+ * extrapolation outside the training bounds, the safe pick there, and the
+ * unsure margin; each against a hand-computed expectation. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heur/policy.h"
+#include "testutil.h"
+
+static struct conv_problem problem(int64_t c, int64_t h, int64_t k, int64_t r, int64_t groups) {
+    struct conv_problem p = {.n = 1,
+                             .c = c,
+                             .h = h,
+                             .w = h,
+                             .k = k,
+                             .r = r,
+                             .s = r,
+                             .pad_h = r / 2,
+                             .pad_w = r / 2,
+                             .stride_h = 1,
+                             .stride_w = 1,
+                             .dil_h = 1,
+                             .dil_w = 1,
+                             .groups = groups};
+    char err[PROBLEM_ERROR_MAX];
+    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    return p;
+}
+
+/* Metadata naming every registered solver, model output i = registry id i. */
+static struct model_metadata meta_all(void) {
+    struct model_metadata m = {.num_solvers = solver_count()};
+    for (int i = 0; i < solver_count(); i++)
+        snprintf(m.solver_names[i], METADATA_NAME_MAX, "%s", solver_get(i)->name);
+    return m;
+}
+
+static void all_nan(double l[SOLVER_MAX]) {
+    for (int i = 0; i < SOLVER_MAX; i++)
+        l[i] = NAN;
+}
+
+static void floor_by_limits(void) {
+    const struct conv_problem p = problem(64, 56, 64, 3, 1);
+    const struct solver *direct = solver_get(solver_find("onednn_direct"));
+    const struct solver *wino = solver_get(solver_find("winograd_f4x3"));
+    struct machine_limits l = {.present = true, .peak_gflops = 100, .levels = 2};
+    l.level_bytes[0] = 1 << 14, l.level_gbs[0] = 1000;
+    l.level_bytes[1] = 1 << 20, l.level_gbs[1] = 10;
+    /* 2*64*56*56*64*9 = 231 MFLOP at 100 GFLOP/s: 2.31 ms; the bytes
+     * (x 200704 + w 36864 + y 200704 floats: 1.75 MB) at level 1's 10 GB/s: 0.175 ms */
+    const double flops = problem_flops(&p);
+    CHECK(fabs(policy_floor_ms(&l, &p, direct) - flops / 1e8) < 1e-9);
+    CHECK(fabs(policy_floor_ms(&l, &p, wino) - 0.25 * flops / 1e8) < 1e-9); /* work_fraction */
+    l.peak_gflops = 1e6;                                                    /* now memory bound */
+    const double bytes = 4.0 * (64 * 56 * 56 + 64 * 64 * 9 + 64 * 56 * 56);
+    CHECK(fabs(policy_floor_ms(&l, &p, direct) - 1e3 * bytes / 10e9) < 1e-9);
+    l.level_bytes[1] = 1e9; /* the tensors do not fill level 1: level 0's bandwidth */
+    CHECK(fabs(policy_floor_ms(&l, &p, direct) - 1e3 * bytes / 1000e9) < 1e-9);
+    l.present = false;
+    CHECK(policy_floor_ms(&l, &p, direct) == 0);
+    CHECK(policy_floor_ms(NULL, &p, direct) == 0);
+
+    /* policy_rank: an estimate below the floor is raised to it, and the
+     * order is that of the floored estimates */
+    struct model_metadata m = meta_all();
+    m.limits = (struct machine_limits){.present = true, .peak_gflops = 1000, .levels = 1};
+    m.limits.level_bytes[0] = 1 << 14, m.limits.level_gbs[0] = 1e6;
+    const double floor = flops / 1e9; /* ms at 1000 GFLOP/s: 0.231 */
+    double l2[SOLVER_MAX];
+    all_nan(l2);
+    const int od = solver_find("onednn_direct"), im = solver_find("im2col_gemm"),
+              wf = solver_find("winograd_f4x3");
+    l2[od] = log2(0.01); /* claims 0.01 ms: 23x below what the machine can do */
+    l2[im] = log2(2.0);
+    struct policy_ranking r;
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.n == 2 && r.order[0] == od && r.order[1] == im);
+    CHECK(fabs(r.ms[od] - floor) < 1e-9 && fabs(r.ms[im] - 2.0) < 1e-9);
+    l2[wf] = log2(0.1); /* slower than direct's claim, but Winograd's floor is a quarter */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.n == 3 && r.order[0] == wf && r.order[1] == od && r.order[2] == im);
+    CHECK(fabs(r.ms[wf] - 0.1) < 1e-9);
+    m.limits.present = false; /* no limits: the model's own numbers */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.order[0] == od && fabs(r.ms[od] - 0.01) < 1e-9);
+    CHECK(!r.extrapolating && r.feature == -1); /* no bounds: not detected */
+}
+
+static void extrapolation_and_safe_pick(void) {
+    const struct conv_problem p = problem(64, 56, 64, 3, 1);
+    struct model_metadata m = meta_all();
+    float f[FEATURE_COUNT];
+    features_of(&p, 2, f);
+    m.bounds.present = true;
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        m.bounds.min[i] = f[i] - 1, m.bounds.max[i] = f[i] + 1;
+    const int od = solver_find("onednn_direct"), og = solver_find("onednn_gemm"),
+              dw = solver_find("depthwise"), im = solver_find("im2col_gemm");
+    double l2[SOLVER_MAX];
+    all_nan(l2);
+    l2[od] = 0, l2[og] = 2, l2[im] = 3, l2[dw] = -5; /* depthwise: not applicable here */
+    m.safe_count[0] = 2;
+    m.safe[0][0] = dw; /* the first safe solver does not apply: the next one goes first */
+    m.safe[0][1] = og;
+    struct policy_ranking r;
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(!r.extrapolating && r.feature == -1 && r.n == 3 && r.order[0] == od);
+    CHECK(!r.unsure); /* 1 ms against 4 ms */
+    for (int i = 0; i < SOLVER_MAX; i++)
+        CHECK(i == od || i == og || i == im ? r.ms[i] > 0 : r.ms[i] < 0);
+
+    m.bounds.max[2] = f[2] - 0.5f; /* log2_in_h now above the bound */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.extrapolating && r.feature == 2 && fabsf(r.value - f[2]) < 1e-6f);
+    CHECK(r.unsure);
+    CHECK(r.n == 3 && r.order[0] == og && r.order[1] == od && r.order[2] == im);
+    m.bounds.max[2] = f[2] + 1e-6f; /* float rounding is not extrapolation */
+    m.bounds.min[2] = f[2] + 1e-6f;
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(!r.extrapolating);
+    m.bounds.min[2] = f[2] + 0.5f; /* below the bound */
+    m.safe_count[0] = 0;           /* no safe list: the model's order stays */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.extrapolating && r.feature == 2 && r.order[0] == od);
+
+    /* the kind decides the list: a depthwise problem takes the depthwise one */
+    const struct conv_problem d = problem(32, 28, 32, 3, 32);
+    CHECK(policy_kind(&d) == 2 && policy_kind(&p) == 0);
+    const struct conv_problem g = problem(32, 28, 32, 3, 4);
+    CHECK(policy_kind(&g) == 1);
+    struct model_metadata md = meta_all();
+    md.bounds.present = true; /* every bound 0..0: everything extrapolates */
+    md.safe_count[2] = 1, md.safe[2][0] = dw;
+    md.safe_count[0] = 1, md.safe[0][0] = og;
+    all_nan(l2);
+    l2[od] = 0, l2[dw] = 4;
+    policy_rank(&md, &d, 2, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == dw);
+}
+
+static void unsure_margin(void) {
+    const struct conv_problem p = problem(64, 56, 64, 3, 1);
+    struct model_metadata m = meta_all();
+    const int od = solver_find("onednn_direct"), og = solver_find("onednn_gemm");
+    double l2[SOLVER_MAX];
+    all_nan(l2);
+    l2[od] = log2(1.0), l2[og] = log2(1.24);
+    struct policy_ranking r;
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.order[0] == od && r.unsure); /* within 1.25x */
+    l2[og] = log2(1.26);
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(!r.unsure);
+    all_nan(l2);
+    l2[od] = 0; /* one solver known: nothing to be unsure between */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.n == 1 && !r.unsure);
+    all_nan(l2); /* none known */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.n == 0 && !r.unsure);
+}
+
+int main(void) {
+    floor_by_limits();
+    extrapolation_and_safe_pick();
+    unsure_margin();
+    return test_finish("test_policy");
+}
