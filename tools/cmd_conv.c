@@ -15,6 +15,7 @@
 #include "problem_flags.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
+#include "util/cpu.h"
 #include "util/rng.h"
 #include "util/stats.h"
 
@@ -239,6 +240,9 @@ int cmd_conv(int argc, char **argv) {
         printf("solver    %s\n", s->name);
     }
     printf("threads   %d\n", threads);
+    char isa[160];
+    cpu_isa_describe(isa, sizeof isa);
+    printf("kernels   %s\n", isa);
     fflush(stdout);
     if (o.find) {
         rc = print_find_table(h, &d, &b, problem_flops(&p));

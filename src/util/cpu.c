@@ -2,6 +2,7 @@
 #include "util/cpu.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/env.h"
@@ -36,23 +37,39 @@ const void *cpu_best_variant(const void *const variants[3]) {
 /* CONVSEL_ISA=generic|avx2|avx512 caps the level (tests run the AVX2 and
  * generic kernels on an AVX-512 machine with it); a level this CPU lacks
  * is never chosen, whatever the variable says. */
+static const char *const names[] = {"generic", "avx2", "avx512"};
 static enum cpu_isa best;
 static pthread_once_t best_once = PTHREAD_ONCE_INIT;
 
+static enum cpu_isa hardware;
+
 static void find_best(void) {
-    best = cpu_supports(CPU_AVX512) ? CPU_AVX512 : cpu_supports(CPU_AVX2) ? CPU_AVX2 : CPU_GENERIC;
+    hardware = cpu_supports(CPU_AVX512) ? CPU_AVX512
+               : cpu_supports(CPU_AVX2) ? CPU_AVX2
+                                        : CPU_GENERIC;
+    best = hardware;
     static const char *const words[] = {"generic", "avx2", "avx512"};
     const int cap = env_choice("CONVSEL_ISA", words, 3, (int)best);
     if (cap < (int)best)
         best = (enum cpu_isa)cap;
 }
 
+void cpu_isa_describe(char *buf, size_t cap) {
+    pthread_once(&best_once, find_best);
+    if (best < hardware)
+        snprintf(buf, cap, "%s (CONVSEL_ISA=%s; this CPU runs %s)", names[best], names[best],
+                 names[hardware]);
+    else if (best == CPU_AVX512)
+        snprintf(buf, cap, "%s", names[best]);
+    else
+        snprintf(buf, cap, "%s (this CPU has no %s: the %s kernels)", names[best],
+                 best == CPU_AVX2 ? "AVX-512" : "AVX2 and FMA", names[best]);
+}
+
 enum cpu_isa cpu_best_isa(void) {
     pthread_once(&best_once, find_best);
     return best;
 }
-
-static const char *const names[] = {"generic", "avx2", "avx512"};
 
 const char *cpu_isa_name(enum cpu_isa isa) {
     return (unsigned)isa < 3 ? names[isa] : "?";

@@ -26,6 +26,10 @@ bool cpu_supports(enum cpu_isa isa);
  * (for tests of the lower levels; never above what the CPU runs). */
 enum cpu_isa cpu_best_isa(void);
 
+/* The level the kernels run at and why, e.g. "avx512", "avx2 (CONVSEL_ISA=avx2;
+ * this CPU runs avx512)", "avx2 (this CPU has no AVX-512: the avx2 kernels)". */
+void cpu_isa_describe(char *buf, size_t cap);
+
 /* "generic", "avx2", "avx512" */
 const char *cpu_isa_name(enum cpu_isa isa);
 
