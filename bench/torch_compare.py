@@ -34,6 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+from convsel import _files  # noqa: E402 - the package's one way to open a file
 
 COLUMNS = ("name", "n", "c", "h", "w", "k", "r", "s", "pad_h", "pad_w", "stride_h",
            "stride_w", "dil_h", "dil_w", "groups")
@@ -52,7 +53,7 @@ def read_problems(path):
             rows += read_problems(f)
         return rows
     rows, header = [], None
-    with open(path, newline="") as fh:
+    with _files.open_regular(path, newline="") as fh:
         lines = [(i + 1, line) for i, line in enumerate(fh)
                  if line.strip() and not line.startswith("#")]
     for (lineno, _), rec in zip(lines, csv.reader(line for _, line in lines)):

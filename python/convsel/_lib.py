@@ -9,6 +9,8 @@ threads run convolutions in parallel.
 import ctypes
 import os
 
+from . import _files
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # convsel_status_t
@@ -49,9 +51,10 @@ def _load():
     for path in _candidates():
         if os.path.exists(path):
             try:
+                _files.check_regular(path)  # dlopen would block on a FIFO
                 return ctypes.CDLL(path), path
             except OSError as e:
-                tried.append(f"{path}: {e}")
+                tried.append(str(e) if path in str(e) else f"{path}: {e}")
         else:
             tried.append(f"{path}: does not exist")
     raise ImportError("convsel: cannot load libconvsel.so (set CONVSEL_LIBRARY to its path): "

@@ -239,3 +239,24 @@ def test_calls_release_the_gil():
         t.join()
         convsel.set_num_threads(2)
     assert call_rate > 0.25 * free_rate, (call_rate, free_rate)
+
+
+def test_library_path_that_is_not_a_file():
+    """CONVSEL_LIBRARY naming a FIFO or a directory: ImportError naming it,
+    at once (dlopen would block on the FIFO)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from conftest import PYTHON_DIR
+    with tempfile.TemporaryDirectory() as d:
+        fifo = os.path.join(d, "lib.so")
+        os.mkfifo(fifo)
+        for path, what in ((fifo, "is a FIFO, not a regular file"),
+                           (d, "is a directory, not a regular file"),
+                           (os.path.join(d, "none.so"), "does not exist")):
+            env = dict(os.environ, CONVSEL_LIBRARY=path, PYTHONPATH=PYTHON_DIR)
+            p = subprocess.run([sys.executable, "-c", "import convsel"], env=env,
+                               capture_output=True, text=True, timeout=30)
+            assert p.returncode == 1 and "ImportError" in p.stderr and f"{path}: {what}" in \
+                p.stderr, p.stderr

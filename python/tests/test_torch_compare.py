@@ -49,3 +49,15 @@ def test_two_problems(tmp_path):
 def test_bad_problem_files(tmp_path, text, words):
     p = run(tmp_path, text)
     assert p.returncode == 2 and words in p.stderr, p.stderr
+
+
+def test_special_files_are_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    for path, what in ((fifo, "fifo.csv: is a FIFO, not a regular file"),
+                       (tmp_path / "sub", "no .csv files")):  # a directory: the corpus form
+        os.makedirs(tmp_path / "sub", exist_ok=True)
+        p = subprocess.run([sys.executable, SCRIPT, "--problems", str(path)], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and what in p.stderr, p.stderr
