@@ -98,7 +98,8 @@ static struct hybrid_call hybrid_first_call(convsel_handle_t hh, const struct pr
     void *buf = ws ? malloc(ws) : NULL;
     if (ws && !buf)
         return r;
-    memset(buf, 0, ws); /* the caller's buffer is in use already, as a user's would be */
+    if (buf)
+        memset(buf, 0, ws); /* the caller's buffer is in use already, as a user's would be */
     const int64_t t0 = clock_now_ns();
     const convsel_status_t st = convsel_convolution_forward(hh, CONVSEL_SOLVER_AUTO, d->x, x, d->w,
                                                             w, d->conv, d->y, y, buf, ws);
