@@ -98,12 +98,13 @@ const float *gemm_packed_weights(const struct conv_run_args *a, const struct sol
     struct weights_plan *plan = NULL;
     if (a->weights_constant && a->plans) {
         char key[CONVSEL_PROBLEM_KEY_MAX];
-        problem_key_format(p, key, sizeof key);
+        plan_key_format(a, key);
         plan = plan_cache_find(a->plans, owner, key);
         if (plan == NULL &&
             (plan = malloc(sizeof *plan + gemm_packed_weights_floats(p) * sizeof(float))) != NULL) {
             plan->from = NULL;
-            if (!plan_cache_put(a->plans, owner, key, plan, free))
+            if (!plan_cache_put(a->plans, owner, key, plan, free,
+                                sizeof *plan + gemm_packed_weights_floats(p) * sizeof(float)))
                 plan = NULL; /* freed by the cache */
         }
     }

@@ -90,7 +90,7 @@ static void free_plan(void *plan) {
 static convsel_status_t run_with(const struct conv_run_args *a, const struct solver *self,
                                  enum onednn_alg alg) {
     char key[CONVSEL_PROBLEM_KEY_MAX];
-    problem_key_format(a->p, key, sizeof key);
+    plan_key_format(a, key);
     struct onednn_plan *plan = plan_cache_find(a->plans, self, key);
     const bool cached = plan != NULL;
     if (!cached && (plan = onednn_plan_create(a->p, alg, a->num_threads)) == NULL)
@@ -99,7 +99,7 @@ static convsel_status_t run_with(const struct conv_run_args *a, const struct sol
         onednn_plan_run(plan, a->x, a->w, a->y, a->num_threads, a->weights_constant);
     if (!cached) {
         if (a->plans)
-            plan_cache_put(a->plans, self, key, plan, free_plan);
+            plan_cache_put(a->plans, self, key, plan, free_plan, onednn_plan_bytes(plan));
         else
             onednn_plan_destroy(plan);
     }
@@ -110,14 +110,15 @@ static convsel_status_t run_with(const struct conv_run_args *a, const struct sol
 static convsel_status_t prepare_with(const struct conv_run_args *a, const struct solver *self,
                                      enum onednn_alg alg) {
     char key[CONVSEL_PROBLEM_KEY_MAX];
-    problem_key_format(a->p, key, sizeof key);
+    plan_key_format(a, key);
     if (a->plans == NULL || plan_cache_find(a->plans, self, key) != NULL)
         return CONVSEL_STATUS_SUCCESS;
     struct onednn_plan *plan = onednn_plan_create(a->p, alg, a->num_threads);
     if (plan == NULL)
         return CONVSEL_STATUS_NOT_SUPPORTED;
-    return plan_cache_put(a->plans, self, key, plan, free_plan) ? CONVSEL_STATUS_SUCCESS
-                                                                : CONVSEL_STATUS_ALLOC_FAILED;
+    return plan_cache_put(a->plans, self, key, plan, free_plan, onednn_plan_bytes(plan))
+               ? CONVSEL_STATUS_SUCCESS
+               : CONVSEL_STATUS_ALLOC_FAILED;
 }
 
 static convsel_status_t gemm_prepare(const struct conv_run_args *a) {

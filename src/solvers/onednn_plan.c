@@ -230,6 +230,16 @@ convsel_status_t onednn_plan_run(struct onednn_plan *c, const float *x, const fl
     return CONVSEL_STATUS_SUCCESS;
 }
 
+size_t onednn_plan_bytes(const struct onednn_plan *c) {
+    size_t bytes = sizeof *c;
+    for (int i = 0; i < 3; i++) {
+        const dnnl_memory_desc_t *md;
+        if (c->inner[i] && dnnl_memory_get_memory_desc(c->inner[i], &md) == dnnl_success)
+            bytes += dnnl_memory_desc_get_size(md);
+    }
+    return bytes;
+}
+
 const char *onednn_plan_impl(const struct onednn_plan *c) {
     const char *name = NULL;
     if (dnnl_primitive_desc_query(c->pd, dnnl_query_impl_info_str, 0, &name) != dnnl_success)

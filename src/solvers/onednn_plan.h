@@ -46,6 +46,9 @@ convsel_status_t onednn_plan_run(struct onednn_plan *plan, const float *x, const
 /* oneDNN's name for the implementation it chose, e.g. "brgconv:avx512_core". */
 const char *onednn_plan_impl(const struct onednn_plan *plan);
 
+/* The memory the plan holds: its blocked buffers (what the plan cache counts). */
+size_t onednn_plan_bytes(const struct onednn_plan *plan);
+
 void onednn_plan_destroy(struct onednn_plan *plan);
 
 #endif

@@ -244,11 +244,12 @@ static void filters(const struct conv_run_args *a, struct wino *s) {
     struct wino_plan *plan = NULL;
     char key[CONVSEL_PROBLEM_KEY_MAX];
     if (a->weights_constant && a->plans) {
-        problem_key_format(p, key, sizeof key);
+        plan_key_format(a, key);
         plan = plan_cache_find(a->plans, &solver_winograd_f4x3, key);
         if (plan == NULL && (plan = malloc(sizeof *plan + u_floats * sizeof(float))) != NULL) {
             plan->from = NULL;
-            if (!plan_cache_put(a->plans, &solver_winograd_f4x3, key, plan, free))
+            if (!plan_cache_put(a->plans, &solver_winograd_f4x3, key, plan, free,
+                                sizeof *plan + u_floats * sizeof(float)))
                 plan = NULL; /* freed by the cache */
         }
     }
