@@ -21,6 +21,7 @@ ValueError / TypeError naming the argument.
 import collections
 import ctypes
 import threading
+import weakref
 
 from . import _lib
 
@@ -91,17 +92,23 @@ _PLANS_PER_THREAD = 256  # a large network has ~200 distinct layers
 
 
 class _Handle:
-    def __init__(self):
+    def __init__(self, constant_weights=False):
         self.ptr = ctypes.c_void_p()
         _check(_lib.handle_create(ctypes.byref(self.ptr)), None)
         self.plans = {}
         self.workspace = None
         self.workspace_bytes = 0
         self.find_mode = "immediate"
+        # the guarded constant-weights handle (convsel.torch's): its setting
+        # is fixed, and `weights` holds what each weights address held
+        self.constant_weights = constant_weights
+        self.weights = {}
         with _settings_lock:
             settings = dict(_settings)
         for key, value in settings.items():
             _apply(self, key, value)
+        if constant_weights:
+            _check(_lib.set_weights_constant(self.ptr, 1), self)
 
     def __del__(self):
         self.plans = {}
@@ -132,6 +139,15 @@ def _handle():
     return h
 
 
+def _handles():
+    """The calling thread's handles that exist: the default one (made if
+    need be) and the guarded constant-weights one."""
+    hs = [_handle()]
+    if getattr(_local, "constant_handle", None) is not None:
+        hs.append(_local.constant_handle)
+    return hs
+
+
 def _check(status, h):
     if status != _lib.SUCCESS:
         message = _lib.error_message(h.ptr).decode() if h is not None else "(no handle)"
@@ -142,6 +158,8 @@ def _apply(h, key, value):
     if key == "threads":
         _check(_lib.set_num_threads(h.ptr, value), h)
     elif key == "weights_constant":
+        if h.constant_weights:
+            return  # fixed, and guarded by forget_weights
         _check(_lib.set_weights_constant(h.ptr, 1 if value else 0), h)
     elif key == "find_mode":
         _check(_lib.set_find_mode(h.ptr, _lib.FIND_MODES.index(value)), h)
@@ -153,7 +171,8 @@ def _set(key, value):
     """Applies to the calling thread's handle now and to every handle made later."""
     with _settings_lock:
         _settings[key] = value
-    _apply(_handle(), key, value)
+    for h in _handles():
+        _apply(h, key, value)
 
 
 def set_num_threads(n):
@@ -478,7 +497,44 @@ def conv2d(x, w, stride=1, padding=0, dilation=1, groups=1, solver="auto", out=N
     padding: int, pair, 'valid' or 'same' (even filters: see convsel.torch);
     solver: 'auto' (convsel chooses) or a solver's name (solvers()); out: an
     array to write into, packed in x's memory order (else one is made)."""
-    h = _handle()
+    return _run(_handle(), x, w, stride, padding, dilation, groups, solver, out)
+
+
+_WEIGHTS_TRACKED = 4096  # then forget all: dead entries of temporary weights
+
+
+def _conv2d_guarded_weights(x, w, stride, padding, dilation, groups, solver="auto"):
+    """conv2d with the weights' packed forms kept between calls, for
+    convsel.torch: w must be a torch tensor convsel reads as it is (no
+    copy). The kept form of an address is valid while the same tensor
+    lives there unmodified; torch counts in-place writes in w._version, so
+    a changed version, or another tensor at the address, forgets every kept
+    form of this thread's handle before the call."""
+    h = getattr(_local, "constant_handle", None)
+    if h is None:
+        h = _local.constant_handle = _Handle(constant_weights=True)
+    ptr = w.data_ptr()
+    seen = h.weights.get(ptr)
+    if seen is None or seen[0]() is not w or seen[1] != w._version:
+        if seen is not None or len(h.weights) >= _WEIGHTS_TRACKED:
+            _forget(h)
+        h.weights[ptr] = (weakref.ref(w), w._version)
+    return _run(h, x, w, stride, padding, dilation, groups, solver, None)
+
+
+def _forget(h):
+    _check(_lib.set_weights_constant(h.ptr, 1), h)  # every call forgets the kept forms
+    h.weights.clear()
+
+
+def _forget_guarded_weights():
+    """convsel.torch.forget_weights."""
+    h = getattr(_local, "constant_handle", None)
+    if h is not None:
+        _forget(h)
+
+
+def _run(h, x, w, stride, padding, dilation, groups, solver, out):
     p = _plan(h, x, w, stride, padding, dilation, groups, solver)
     if out is None:
         y = _new_output(p)

@@ -17,8 +17,10 @@ patched convolution of the first batch against torch's on the same input:
 loosest tolerance a solver states (docs/solvers.md).
 
 Threads: torch.set_num_threads(T) and convsel.set_num_threads(T), T = 2 by
-default. --weights-constant promises convsel that weights do not change
-(packed once per layer, as a deployed model allows); off by default.
+default. --constant-weights patches with convsel.torch.patch(model,
+constant_weights=True): each layer's weights are packed once and kept,
+guarded by the weight tensor's version (as a deployed model allows, and as
+torch's own eager convolutions do not); off by default.
 """
 import argparse
 import copy
@@ -98,10 +100,9 @@ def run(args):
 
     torch.set_num_threads(args.threads)
     convsel.set_num_threads(args.threads)
-    convsel.set_weights_constant(args.weights_constant)
     print(f"# torch {torch.__version__}, convsel {convsel.version()} ({convsel.library_path}), "
-          f"{args.threads} threads, {args.reps} interleaved rounds, weights_constant="
-          f"{args.weights_constant}")
+          f"{args.threads} threads, {args.reps} interleaved rounds, constant_weights="
+          f"{args.constant_weights}")
     print(f"# model: {convsel.model_status()}")
     print(f"# database: {convsel.database_status()}")
     speedups, failures = [], []
@@ -109,7 +110,7 @@ def run(args):
         torch.manual_seed(0)
         ref = _build(name)
         mine = copy.deepcopy(ref)
-        n_patched = ct.patch(mine)
+        n_patched = ct.patch(mine, constant_weights=args.constant_weights)
         for batch in args.batches:
             size = _input_size(name)
             x = torch.randn(batch, 3, size, size)
@@ -157,8 +158,9 @@ def main(argv=None):
     ap.add_argument("--batches", default="1,8", help="comma-separated batch sizes (default 1,8)")
     ap.add_argument("--threads", type=int, default=2, help="threads for torch and convsel (2)")
     ap.add_argument("--reps", type=int, default=7, help="interleaved rounds per model (7)")
-    ap.add_argument("--weights-constant", action="store_true",
-                    help="declare the weights constant to convsel (packed once per layer)")
+    ap.add_argument("--constant-weights", action="store_true",
+                    help="patch with constant_weights=True (each layer's weights packed once, "
+                         "guarded by the tensor's version)")
     ap.add_argument("--no-check-layers", dest="check_layers", action="store_false",
                     help="skip the per-layer comparison with torch")
     ap.add_argument("--max-err", type=float, default=1e-3,

@@ -22,16 +22,26 @@ What runs where:
 - A patched layer given a tensor convsel does not take (another device,
   another dtype) runs torch's own convolution; convsel.torch.conv2d called
   directly raises TypeError naming the argument instead.
-- With set_weights_constant(True) (convsel's switch, off by default), the
-  solvers keep each weights address's packed form: only for inference with
-  weights that no optimizer updates in place.
+- patch(model, constant_weights=True) (off by default) lets the solvers
+  keep each layer's weights in their packed or Winograd form between calls
+  instead of transforming them on every call, the way inference engines
+  pre-pack. It is guarded: each thread records which tensor and which
+  version (tensor._version, what torch counts in-place writes by) it packed
+  at each address, and a layer whose weight tensor changed (an optimizer
+  step, load_state_dict, a copy_) or whose address now holds another tensor
+  forgets the kept forms before it runs. Writes torch does not count,
+  through .data or a NumPy view of the weights, are not seen: call
+  forget_weights() after them. Weights that are not contiguous, or rebuilt
+  on every call (weight norm), gain nothing from it.
+- convsel.set_weights_constant is the unguarded C switch for convsel.conv2d
+  itself; it does not change what patched layers do.
 """
 import torch
 import torch.nn.functional as F
 
 import convsel
 
-__all__ = ["conv2d", "patch", "unpatch", "is_patched"]
+__all__ = ["conv2d", "patch", "unpatch", "is_patched", "forget_weights"]
 
 
 def _pair(v, name):
@@ -82,10 +92,10 @@ class _Conv2d(torch.autograd.Function):
     """convsel forward, torch backward (torch.nn.grad)."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups, constant_weights):
         ctx.save_for_backward(x, weight)
         ctx.conf = (stride, padding, dilation, groups, bias is not None)
-        return _forward(x, weight, bias, stride, padding, dilation, groups)
+        return _forward(x, weight, bias, stride, padding, dilation, groups, constant_weights)
 
     @staticmethod
     def backward(ctx, grad_y):
@@ -100,22 +110,30 @@ class _Conv2d(torch.autograd.Function):
                                              groups)
         if has_bias and ctx.needs_input_grad[2]:
             gb = grad_y.sum((0, 2, 3))
-        return gx, gw, gb, None, None, None, None
+        return gx, gw, gb, None, None, None, None, None
 
 
-def _forward(x, weight, bias, stride, padding, dilation, groups):
-    y = convsel.conv2d(_takes(x), _takes(weight), stride, padding, dilation, groups)
+def _forward(x, weight, bias, stride, padding, dilation, groups, constant_weights):
+    if constant_weights and weight.is_contiguous():
+        y = convsel._conv2d_guarded_weights(_takes(x), weight, stride, padding, dilation, groups)
+    else:
+        y = convsel.conv2d(_takes(x), _takes(weight), stride, padding, dilation, groups)
     if bias is not None:
         y.add_(bias.view(1, -1, 1, 1))
     return y
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *,
+           constant_weights=False):
     """torch.nn.functional.conv2d, computed by convsel.
 
     input: (N, C, H, W) or unbatched (C, H, W); weight: (K, C/groups, R, S);
     bias: (K,) or None; stride, dilation: int or tuple; padding: int, tuple,
-    'valid' or 'same'. CPU float32 tensors only (TypeError otherwise)."""
+    'valid' or 'same'. CPU float32 tensors only (TypeError otherwise).
+    constant_weights: keep weight's packed form between calls, guarded by
+    its version (the module docstring)."""
+    if not isinstance(constant_weights, bool):
+        raise TypeError(f"constant_weights must be a bool, not {type(constant_weights).__name__}")
     _check_tensor(input, "input")
     _check_tensor(weight, "weight")
     if bias is not None:
@@ -147,9 +165,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = _pair(padding, "padding")
     if torch.is_grad_enabled() and (input.requires_grad or weight.requires_grad or
                                     (bias is not None and bias.requires_grad)):
-        y = _Conv2d.apply(input, weight, bias, stride, padding, dilation, groups)
+        y = _Conv2d.apply(input, weight, bias, stride, padding, dilation, groups,
+                          constant_weights)
     else:
-        y = _forward(input, weight, bias, stride, padding, dilation, groups)
+        y = _forward(input, weight, bias, stride, padding, dilation, groups, constant_weights)
     return y.squeeze(0) if unbatched else y
 
 
@@ -162,25 +181,40 @@ def _conv_forward(module, input, weight, bias):
     if (input.device.type != "cpu" or input.dtype != torch.float32 or
             weight.device.type != "cpu" or weight.dtype != torch.float32):
         return type(module)._conv_forward(module, input, weight, bias)  # torch's own
+    constant = module._convsel_constant_weights
     if module.padding_mode != "zeros":
         input = F.pad(input, module._reversed_padding_repeated_twice, mode=module.padding_mode)
-        return conv2d(input, weight, bias, module.stride, 0, module.dilation, module.groups)
+        return conv2d(input, weight, bias, module.stride, 0, module.dilation, module.groups,
+                      constant_weights=constant)
     return conv2d(input, weight, bias, module.stride, module.padding, module.dilation,
-                  module.groups)
+                  module.groups, constant_weights=constant)
 
 
-def patch(model):
+def patch(model, constant_weights=False):
     """Makes every nn.Conv2d in model (itself included) run through convsel;
-    returns how many were patched. Other layers are untouched."""
+    returns how many were not patched before. Other layers are untouched.
+    constant_weights=True keeps each layer's packed weights between calls,
+    guarded by the weight tensor's version (the module docstring); patching
+    again sets it anew on every layer."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if not isinstance(constant_weights, bool):
+        raise TypeError(f"constant_weights must be a bool, not {type(constant_weights).__name__}")
     count = 0
     for m in model.modules():
-        if isinstance(m, torch.nn.Conv2d) and not is_patched(m):
+        if isinstance(m, torch.nn.Conv2d):
+            count += not is_patched(m)
             m._conv_forward = _conv_forward.__get__(m)
             m._convsel_patched = True
-            count += 1
+            m._convsel_constant_weights = constant_weights
     return count
+
+
+def forget_weights():
+    """Forgets the packed weights the calling thread's layers keep
+    (constant_weights=True): needed only after writes to weights that torch
+    does not count, through .data or a NumPy view."""
+    convsel._forget_guarded_weights()
 
 
 def unpatch(model):
@@ -192,6 +226,7 @@ def unpatch(model):
         if is_patched(m):
             del m._conv_forward
             del m._convsel_patched
+            del m._convsel_constant_weights
             count += 1
     return count
 

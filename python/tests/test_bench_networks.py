@@ -45,3 +45,13 @@ def test_one_model_end_to_end():
 def test_bad_flags(args, words):
     p = bench(*args)
     assert p.returncode == 2 and words in p.stderr, p.stderr
+
+
+def test_constant_weights_arm_agrees_with_torch():
+    p = bench("--models", "shufflenet_v2_x0_5", "--batches", "1", "--reps", "1",
+              "--constant-weights")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "constant_weights=True" in p.stdout
+    m = re.search(r"^network shufflenet_v2_x0_5 batch 1: .* max rel err ([\d.e+-]+)", p.stdout,
+                  re.M)
+    assert m and float(m.group(1)) < 1e-3, p.stdout

@@ -177,3 +177,56 @@ def test_mixed_numpy_and_torch_is_refused():
     np = pytest.importorskip("numpy")
     with pytest.raises(TypeError, match="x is a torch array and w a numpy one"):
         convsel.conv2d(torch.ones(1, 2, 5, 5), np.ones((3, 2, 3, 3), np.float32))
+
+
+def _guarded(x, w, solver):
+    return convsel._conv2d_guarded_weights(x, w, (1, 1), (1, 1), (1, 1), 1, solver)
+
+
+@pytest.mark.parametrize("solver", ["onednn_direct", "winograd_f4x3"])
+def test_constant_weights_are_kept_and_guarded_by_the_tensor_version(solver):
+    torch.manual_seed(6)
+    x = torch.randn(1, 16, 12, 12)
+    w = torch.randn(16, 16, 3, 3)
+    ct.forget_weights()
+    close(_guarded(x, w, solver), F.conv2d(x, w, padding=1))
+    # a write torch does not count: the kept form is used, the result stale
+    w.data.mul_(2)
+    close(_guarded(x, w, solver), F.conv2d(x, w / 2, padding=1))
+    ct.forget_weights()
+    close(_guarded(x, w, solver), F.conv2d(x, w, padding=1))
+    # a counted write (what optimizers and load_state_dict do): seen
+    with torch.no_grad():
+        w.mul_(-0.5)
+    close(_guarded(x, w, solver), F.conv2d(x, w, padding=1))
+    # another tensor at the same address: seen
+    other = w.data
+    other.add_(1.0)
+    close(_guarded(x, other, solver), F.conv2d(x, other, padding=1))
+
+
+def test_patch_with_constant_weights_trains_and_infers():
+    torch.manual_seed(7)
+    a, b = _net(), _net()
+    b.load_state_dict(a.state_dict())
+    assert ct.patch(b, constant_weights=True) == 5
+    opt_a = torch.optim.SGD(a.parameters(), lr=0.1)
+    opt_b = torch.optim.SGD(b.parameters(), lr=0.1)
+    x, target = torch.randn(4, 3, 16, 16), torch.randn(4, 4)
+    for _ in range(3):
+        for net, opt in ((a, opt_a), (b, opt_b)):
+            opt.zero_grad()
+            F.mse_loss(net(x), target).backward()
+            opt.step()  # in place: the next forward must not run the old weights
+        with torch.no_grad():
+            close(b(x), a(x), 1e-3)
+    a.load_state_dict(_net().state_dict())
+    b.load_state_dict(a.state_dict())
+    with torch.no_grad():
+        close(b(x), a(x), 1e-3)
+    assert ct.patch(b) == 0 and not any(
+        m._convsel_constant_weights for m in b.modules() if ct.is_patched(m))
+    with pytest.raises(TypeError, match="constant_weights must be a bool"):
+        ct.patch(b, constant_weights=1)
+    with pytest.raises(TypeError, match="constant_weights must be a bool"):
+        ct.conv2d(x, torch.randn(4, 3, 3, 3), constant_weights="yes")
