@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "db/perfdb.h"
+#include "heur/ranking_model.h"
 #include "synthetic_db.h"
 #include "testutil.h"
 #include "util/cpu.h"
@@ -33,7 +34,23 @@ static int count(const char *needle) {
     return n;
 }
 
+/* The files' names, written in one place for reader and writer. */
+static void file_names(void) {
+    char buf[RANKING_MODEL_PATH_MAX], err[256];
+    CHECK(ranking_model_path("/m", "avx512", RANKING_MODEL_NET, buf, sizeof buf) &&
+          strcmp(buf, "/m/avx512.tn.model") == 0);
+    CHECK(ranking_model_path("/m", "avx512", RANKING_MODEL_METADATA, buf, sizeof buf) &&
+          strcmp(buf, "/m/avx512_metadata.tn.model") == 0);
+    CHECK(!ranking_model_path("/a/long/dir", "avx512", RANKING_MODEL_NET, buf, 12));
+    char dir[RANKING_MODEL_PATH_MAX + 8];
+    memset(dir, 'd', sizeof dir - 1);
+    dir[sizeof dir - 1] = '\0';
+    CHECK(ranking_model_open(dir, "avx512", err, sizeof err) == NULL &&
+          test_contains(err, "path too long"));
+}
+
 int main(void) {
+    file_names();
     test_tmpdir("rankmodel");
     char machine[PERFDB_MACHINE_MAX], cmd[4096], env[1024], good[600], bad[600];
     machine_signature(2, machine, sizeof machine);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "heur/ranking_model.h"
 #include "train/eval.h"
+#include "util/machine.h"
 
 static const char summary[] =
     "Scores a ranking against the measurements in a performance database: for every\n"
@@ -158,16 +160,18 @@ int cmd_eval(int argc, char **argv) {
         return EXIT_OK;
     }
     struct ranking_model *model = NULL;
-    char ranking[4200] = "rules";
+    char ranking[RANKING_MODEL_PATH_MAX + 16] = "rules";
     if (model_dir) {
-        char target[PERFDB_MACHINE_MAX];
-        snprintf(target, sizeof target, "%.*s", (int)strcspn(d.machine, "-"), d.machine);
+        char target[PERFDB_MACHINE_MAX] = "";
+        machine_signature_parse(d.machine, target, sizeof target, NULL, NULL);
         if ((model = ranking_model_open(model_dir, target, err, sizeof err)) == NULL) {
             fprintf(stderr, "convsel eval: --model %s: %s\n", model_dir, err);
             dataset_free(&d);
             return EXIT_FAILED;
         }
-        snprintf(ranking, sizeof ranking, "model %s/%s.tn.model", model_dir, target);
+        char net[RANKING_MODEL_PATH_MAX];
+        ranking_model_path(model_dir, target, RANKING_MODEL_NET, net, sizeof net);
+        snprintf(ranking, sizeof ranking, "model %s", net);
     }
     struct eval_report all, held_out, layers;
     memset(&all, 0, sizeof all), memset(&held_out, 0, sizeof held_out);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "heur/ranking_model.h"
 #include "nn/model.h"
 #include "train/eval.h"
 #include "train/train.h"
@@ -147,13 +148,14 @@ int cmd_train(int argc, char **argv) {
                           sizeof err)) {
         fprintf(stderr, "convsel train: %s\n", err);
     } else {
-        char model_path[4200];
+        char model_path[RANKING_MODEL_PATH_MAX], meta_path[RANKING_MODEL_PATH_MAX];
         struct nn_model *loaded = NULL;
         char nerr[NN_ERROR_MAX];
         if (!train_write(&t, out_dir, model_path, sizeof model_path, err, sizeof err)) {
             fprintf(stderr, "convsel train: %s\n", err);
-        } else if (printf("wrote %s\nwrote %s/%s_metadata.tn.model\n", model_path, out_dir,
-                          t.meta.target),
+        } else if (ranking_model_path(out_dir, t.meta.target, RANKING_MODEL_METADATA, meta_path,
+                                      sizeof meta_path),
+                   printf("wrote %s\nwrote %s\n", model_path, meta_path),
                    nn_model_load_file(model_path, NULL, &loaded, nerr, sizeof nerr) != NN_OK) {
             fprintf(stderr, "convsel train: the written model does not load: %s\n", nerr);
         } else {

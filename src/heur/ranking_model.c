@@ -50,10 +50,20 @@ static void free_ranking(void *value) {
     free(m);
 }
 
+bool ranking_model_path(const char *dir, const char *target, enum ranking_model_file which,
+                        char *buf, size_t cap) {
+    const int n = snprintf(buf, cap, "%s/%s%s.tn.model", dir, target,
+                           which == RANKING_MODEL_METADATA ? "_metadata" : "");
+    return n >= 0 && (size_t)n < cap;
+}
+
 struct ranking_model *ranking_model_open(const char *dir, const char *target, char *err,
                                          size_t cap) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, target);
+    char path[RANKING_MODEL_PATH_MAX];
+    if (!ranking_model_path(dir, target, RANKING_MODEL_METADATA, path, sizeof path)) {
+        snprintf(err, cap, "model directory path too long (%zu bytes)", strlen(dir));
+        return NULL;
+    }
     struct ranking_model *m = calloc(1, sizeof *m);
     size_t len = 0;
     char *text = NULL;
@@ -71,7 +81,7 @@ struct ranking_model *ranking_model_open(const char *dir, const char *target, ch
         snprintf(err, cap, "%s: trained for %s, not %s", path, m->meta.target, target);
     free(text);
     if (ok) {
-        snprintf(path, sizeof path, "%s/%s.tn.model", dir, target);
+        ranking_model_path(dir, target, RANKING_MODEL_NET, path, sizeof path); /* shorter */
         if (nn_model_load_file(path, NULL, &m->net, why, sizeof why) != NN_OK) {
             snprintf(err, cap, "%s: %s", path, why);
             ok = false;
@@ -207,7 +217,9 @@ void ranking_model_status(char *buf, size_t cap) {
     const struct cache_entry *e = entry();
     if (e && e->status == CACHE_OK) {
         const struct ranking_model *m = e->value;
-        snprintf(buf, cap, "%s/%s.tn.model%s%s", env.dir, env.target,
+        char path[RANKING_MODEL_PATH_MAX];
+        ranking_model_path(env.dir, env.target, RANKING_MODEL_NET, path, sizeof path);
+        snprintf(buf, cap, "%s%s%s", path,
                  m->meta.bounds.present ? "" : " (no feature bounds: extrapolation not detected)",
                  m->meta.limits.present ? "" : " (no machine limits: estimates not floored)");
     } else

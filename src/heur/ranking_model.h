@@ -20,6 +20,16 @@
 
 struct ranking_model;
 
+/* The two files of a model, named in one place for the reader (here) and
+ * the writer (src/train): DIR/<target>.tn.model (the network) and
+ * DIR/<target>_metadata.tn.model. MIOpen's names, which its tools read. */
+enum ranking_model_file { RANKING_MODEL_NET, RANKING_MODEL_METADATA };
+#define RANKING_MODEL_PATH_MAX 4200 /* a directory up to PATH_MAX, and the name */
+
+/* Writes the path into buf; false when it does not fit in cap. */
+bool ranking_model_path(const char *dir, const char *target, enum ranking_model_file which,
+                        char *buf, size_t cap);
+
 /* The model for this CPU, or NULL (disabled, no directory, or failed to
  * load: ranking_model_status says which). Owned by the model cache. */
 const struct ranking_model *ranking_model_get(void);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "heur/policy.h"
+#include "heur/ranking_model.h"
 #include "util/file.h"
+#include "util/machine.h"
 
 /* The outputs: every solver measured on some problem, in registry order. */
 static void choose_outputs(const struct dataset *d, struct trained *t) {
@@ -112,8 +114,9 @@ bool train_fit(const struct dataset *d, const enum train_role *role, const struc
         snprintf(t->meta.solver_names[i], METADATA_NAME_MAX, "%s",
                  solver_get(t->solver_of[i])->name);
     /* The ISA part of the signature names the model; the thread count is a feature. */
-    snprintf(t->meta.target, sizeof t->meta.target, "%.*s", (int)strcspn(d->machine, "-"),
-             d->machine);
+    if (!machine_signature_parse(d->machine, t->meta.target, sizeof t->meta.target, NULL, NULL))
+        snprintf(t->meta.target, sizeof t->meta.target, "%.*s", (int)strcspn(d->machine, "-"),
+                 d->machine); /* dataset_load refuses such signatures; kept total */
     if (limits)
         t->meta.limits = *limits;
     if (!safe_lists(d, role, t)) {
@@ -192,9 +195,13 @@ void train_predict(const struct trained *t, const struct conv_problem *p, int th
 
 bool train_write(const struct trained *t, const char *dir, char *model_path, size_t path_cap,
                  char *err, size_t cap) {
-    char meta_path[4200];
-    snprintf(model_path, path_cap, "%s/%s.tn.model", dir, t->meta.target);
-    snprintf(meta_path, sizeof meta_path, "%s/%s_metadata.tn.model", dir, t->meta.target);
+    char meta_path[RANKING_MODEL_PATH_MAX];
+    if (!ranking_model_path(dir, t->meta.target, RANKING_MODEL_NET, model_path, path_cap) ||
+        !ranking_model_path(dir, t->meta.target, RANKING_MODEL_METADATA, meta_path,
+                            sizeof meta_path)) {
+        snprintf(err, cap, "output directory path too long (%zu bytes)", strlen(dir));
+        return false;
+    }
     FILE *f = file_open_write(model_path, NULL, err, cap);
     if (f == NULL)
         return false;
