@@ -1,7 +1,10 @@
 /* bench_sgemm.c -- single-precision GEMM from every source this machine
  * has, side by side in one run: convsel's own (kernels/sgemm.c), oneDNN's
  * dnnl_sgemm (linked), BLIS 0.9 and OpenBLAS (each opened with dlopen,
- * RTLD_LOCAL, so their cblas_sgemm symbols do not clash). Shapes: the
+ * RTLD_LOCAL, so their cblas_sgemm symbols do not clash), and libxsmm 1.17
+ * where the build found it (Debian ships it as static libraries only:
+ * linked, libxsmm_xgemm_omp, its OpenMP-tiled GEMM over its JIT kernels;
+ * column-major, so it computes C^T = B^T A^T). Shapes: the
  * GEMMs convsel's im2col and 1x1 solvers issue for the problems of a CSV
  * (M = output channels per group, N = output pixels, K = input channels
  * per group x filter taps), plus 1024^3 and 2048^3. Row-major C = A * B.
@@ -33,6 +36,9 @@
 #include <unistd.h>
 
 #include "dnnl.h"
+#ifdef CONVSEL_HAVE_LIBXSMM
+#include <libxsmm.h>
+#endif
 #include "solvers/kernels/sgemm.h"
 #include "tune/problem_list.h"
 #include "util/clock.h"
@@ -47,7 +53,7 @@ typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float 
 struct source {
     const char *name;
     cblas_sgemm_fn cblas; /* for the dlopen'ed libraries */
-    int kind;             /* 0 convsel, 1 dnnl, 2 cblas */
+    int kind;             /* 0 convsel, 1 dnnl, 2 cblas, 3 libxsmm */
     double t[64];
     int runs;
 };
@@ -65,6 +71,12 @@ static void run(struct source *s, const struct shape *sh, const float *a, const 
         sgemm(&g, pool);
     } else if (s->kind == 1) {
         dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+    } else if (s->kind == 3) {
+#ifdef CONVSEL_HAVE_LIBXSMM
+        const libxsmm_blasint xm = n, xn = m, xk = k; /* column-major: C^T = B^T A^T */
+        const float one = 1.0f, zero = 0.0f;
+        libxsmm_sgemm_omp("N", "N", &xm, &xn, &xk, &one, b, &xm, a, &xk, &zero, c, &xm);
+#endif
     } else {
         s->cblas(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a, k, b, n, 0.0f,
                  c, n);
@@ -144,8 +156,14 @@ int main(int argc, char **argv) {
     add_shape(shapes, &n_shapes, 1024, 1024, 1024);
     add_shape(shapes, &n_shapes, 2048, 2048, 2048);
 
-    struct source src[4] = {{.name = "convsel", .kind = 0}, {.name = "onednn", .kind = 1}};
+    struct source src[5] = {{.name = "convsel", .kind = 0}, {.name = "onednn", .kind = 1}};
     int n_src = 2;
+#ifdef CONVSEL_HAVE_LIBXSMM
+    libxsmm_init();
+    src[n_src++] = (struct source){.name = "libxsmm", .kind = 3};
+#else
+    printf("libxsmm: not available (not found when this was built: apt install libxsmm-dev)\n");
+#endif
     const char *libs[2][3] = {{"blis", "libblis.so.4", "bli_thread_set_num_threads"},
                               {"openblas", "libopenblas.so.0", "openblas_set_num_threads"}};
     for (int l = 0; l < 2; l++) {
@@ -168,7 +186,7 @@ int main(int argc, char **argv) {
         printf(" %17s", src[s].name);
     printf("   (GFLOP/s median, %% of peak, spread max/min)\n");
     struct rng g = rng_seed(1);
-    double log_share[4] = {0};
+    double log_share[5] = {0};
     int conv_shapes = 0;
     for (int i = 0; i < n_shapes; i++) {
         const struct shape *sh = &shapes[i];
@@ -176,7 +194,7 @@ int main(int argc, char **argv) {
         float *c = malloc(sh->m * sh->n * sizeof *c), *ref = malloc(sh->m * sh->n * sizeof *c);
         rng_fill(&g, a, sh->m * sh->k);
         rng_fill(&g, b, sh->k * sh->n);
-        double err[4] = {0};
+        double err[5] = {0};
         run(&src[0], sh, a, b, ref, pool);
         for (int s = 0; s < n_src; s++) { /* warm up, and compare */
             src[s].runs = 0;
@@ -188,7 +206,7 @@ int main(int argc, char **argv) {
             }
             err[s] = scale > 0 ? worst / scale : worst;
         }
-        int order[4] = {0, 1, 2, 3};
+        int order[5] = {0, 1, 2, 3, 4}; /* one per source: src[5] */
         const int64_t start = clock_now_ns();
         for (int r = 0; r < 64; r++) {
             rng_shuffle(&g, order, n_src);
