@@ -8,6 +8,7 @@ packages=(
   libcjson-dev        # model runtime: JSON parsing of frugally-deep files
   libsqlite3-dev      # performance database
   libopenblas-dev libblis-pthread-dev  # bench/bench_sgemm compares convsel's GEMM with them
+  libxsmm-dev         # bench/bench_sgemm: libxsmm beside them (static libraries)
   libdnnl-dev         # oneDNN 2.6: the oneDNN-backed solvers and the bench baseline
   python3-torch       # tests/test_torch_reference.c, the Python package's tests
   python3-numpy python3-torchvision python3-pytest  # python/tests (pytest, by make test)
