@@ -120,6 +120,17 @@ static void families(void) {
         printf("%s", out);
     CHECK(test_contains(out, "extrapolated on "));
 
+    /* the folds on threads: the same results whatever their number */
+    static char one[sizeof out];
+    snprintf(args, sizeof args, "--db %s --families --epochs 300 --hidden 8 --jobs 1", fam_db);
+    CHECK(eval(args) == 0);
+    snprintf(one, sizeof one, "%s", out);
+    snprintf(args, sizeof args, "--db %s --families --epochs 300 --hidden 8 --jobs 3", fam_db);
+    CHECK(eval(args) == 0);
+    CHECK(strcmp(one, out) == 0 && test_contains(out, "families  top1 = "));
+    snprintf(args, sizeof args, "--db %s --families --jobs 0", fam_db);
+    CHECK(eval(args) == 2 && test_contains(out, "--jobs 0: must be in 1..64"));
+
     /* no origins: refused */
     const char *plain = test_tmp_path("plain.db");
     db = perfdb_open(plain, false, 0, err, sizeof err);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "heur/ranking_model.h"
@@ -77,6 +78,8 @@ int cmd_eval(int argc, char **argv) {
     struct train_options o = TRAIN_DEFAULT_OPTIONS;
     int64_t epochs = o.epochs, hidden = o.hidden, seed = (int64_t)o.seed, ensemble = o.ensemble;
     double rank_weight = 0;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t jobs = cpus < 1 ? 1 : cpus > EVAL_JOBS_MAX ? EVAL_JOBS_MAX : cpus;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (default $CONVSEL_DB)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",
@@ -96,12 +99,19 @@ int cmd_eval(int argc, char **argv) {
         {NULL, "--ensemble", CLI_INT, &ensemble, "K", "--families: as convsel train (default 1)"},
         {NULL, "--rank-weight", CLI_DOUBLE, &rank_weight, "W",
          "--families: as convsel train (default 0)"},
+        {NULL, "--jobs", CLI_INT, &jobs, "N",
+         "--families: trainings at once (default: the online CPUs; results do not depend on it)"},
     };
     int rc = cli_parse("eval", summary, argc, argv, flags, sizeof flags / sizeof flags[0]);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
     if (!cli_train_options("eval", epochs, hidden, seed, ensemble, rank_weight, &o))
         return EXIT_USAGE;
+    if (jobs < 1 || jobs > EVAL_JOBS_MAX) {
+        fprintf(stderr, "convsel eval: --jobs %lld: must be in 1..%d\n", (long long)jobs,
+                EVAL_JOBS_MAX);
+        return EXIT_USAGE;
+    }
     if (families && model_dir) {
         fprintf(stderr, "convsel eval: --families trains its own models; --model scores one\n");
         return EXIT_USAGE;
@@ -145,8 +155,8 @@ int cmd_eval(int argc, char **argv) {
                path, d.n, counts, o.epochs, o.hidden, o.ensemble, o.seed);
         struct families_ctx ctx = {&d};
         struct eval_report overall;
-        if (!eval_families(&d, &o, d.limits.present ? &d.limits : NULL, print_family, &ctx,
-                           &overall, err, sizeof err)) {
+        if (!eval_families(&d, &o, d.limits.present ? &d.limits : NULL, (int)jobs, print_family,
+                           &ctx, &overall, err, sizeof err)) {
             fprintf(stderr, "convsel eval: %s\n", err);
             dataset_free(&d);
             return EXIT_FAILED;

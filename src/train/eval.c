@@ -2,6 +2,8 @@
 #include "train/eval.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,62 +135,112 @@ int eval_rank_trained(void *ctx, const struct ds_problem *q, int threads, int id
     return from_policy(&pr, ids, est_ms, extrapolating);
 }
 
-static int by_name(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+/* One fold of leave-one-family-out: trains without the family and scores
+ * its layers. Folds share nothing but the (read-only) dataset, so they run
+ * on threads of their own. */
+struct fold {
+    const char *family;
+    int layers, trained;
+    struct eval_report r;
+    bool ok;
+    char err[256];
+};
+
+struct folds {
+    const struct dataset *d;
+    const struct train_options *o;
+    const struct machine_limits *limits;
+    struct fold *v;
+    int n;
+    atomic_int next;
+};
+
+static void run_fold(const struct folds *j, struct fold *f) {
+    const struct dataset *d = j->d;
+    enum train_role *role = malloc(((size_t)d->n + 1) * sizeof *role);
+    if (role == NULL) {
+        snprintf(f->err, sizeof f->err, "out of memory");
+        return;
+    }
+    for (int i = 0; i < d->n; i++)
+        role[i] = strcmp(d->v[i].family, f->family) == 0 ? ROLE_HELD_OUT : ROLE_TRAIN;
+    struct trained t;
+    if (train_fit(d, role, j->o, j->limits, NULL, NULL, &t, f->err, sizeof f->err)) {
+        f->trained = t.trained_on;
+        f->ok = true;
+        for (int i = 0; i < d->n; i++)
+            if (role[i] == ROLE_HELD_OUT && d->v[i].kind == DS_LAYER) {
+                f->layers++;
+                eval_add(&f->r, d, i, eval_rank_trained, &t);
+            }
+        train_free(&t);
+    }
+    free(role);
+}
+
+static int by_family(const void *a, const void *b) {
+    return strcmp(((const struct fold *)a)->family, ((const struct fold *)b)->family);
+}
+
+static void *fold_worker(void *arg) {
+    struct folds *j = arg;
+    for (int f; (f = atomic_fetch_add(&j->next, 1)) < j->n;)
+        run_fold(j, &j->v[f]);
+    return NULL;
 }
 
 bool eval_families(const struct dataset *d, const struct train_options *o,
-                   const struct machine_limits *limits, eval_family_fn fn, void *ctx,
+                   const struct machine_limits *limits, int jobs, eval_family_fn fn, void *ctx,
                    struct eval_report *overall, char *err, size_t cap) {
     memset(overall, 0, sizeof *overall);
-    const char **names = calloc((size_t)d->n + 1, sizeof *names);
-    enum train_role *role = calloc((size_t)d->n + 1, sizeof *role);
-    int families = 0;
-    bool ok = names && role;
-    for (int i = 0; ok && i < d->n; i++) {
+    struct folds j = {.d = d, .o = o, .limits = limits};
+    atomic_init(&j.next, 0);
+    j.v = calloc((size_t)d->n + 1, sizeof *j.v);
+    if (j.v == NULL) {
+        snprintf(err, cap, "out of memory");
+        return false;
+    }
+    for (int i = 0; i < d->n; i++) {
         if (d->v[i].kind != DS_LAYER || !d->v[i].family[0])
             continue;
         bool seen = false;
-        for (int f = 0; f < families && !seen; f++)
-            seen = strcmp(names[f], d->v[i].family) == 0;
+        for (int f = 0; f < j.n && !seen; f++)
+            seen = strcmp(j.v[f].family, d->v[i].family) == 0;
         if (!seen)
-            names[families++] = d->v[i].family;
+            j.v[j.n++].family = d->v[i].family;
     }
-    if (ok && families == 0) {
+    if (j.n == 0) {
         snprintf(err, cap,
                  "no real layers with a family in the data (tune with --corpus, or give the corpus "
                  "with --corpus to eval)");
-        ok = false;
-    } else if (!ok) {
-        snprintf(err, cap, "out of memory");
+        free(j.v);
+        return false;
     }
-    if (ok)
-        qsort(names, (size_t)families, sizeof *names, by_name);
-    for (int f = 0; ok && f < families; f++) {
-        for (int i = 0; i < d->n; i++)
-            role[i] = strcmp(d->v[i].family, names[f]) == 0 ? ROLE_HELD_OUT : ROLE_TRAIN;
-        struct trained t;
-        if (!train_fit(d, role, o, limits, NULL, NULL, &t, err, cap)) {
+    qsort(j.v, (size_t)j.n, sizeof *j.v, by_family);
+    if (jobs > j.n)
+        jobs = j.n;
+    pthread_t tid[EVAL_JOBS_MAX];
+    int started = 0;
+    for (; started < jobs - 1 && started < EVAL_JOBS_MAX; started++)
+        if (pthread_create(&tid[started], NULL, fold_worker, &j) != 0)
+            break; /* fewer threads: the folds still all run, below */
+    fold_worker(&j);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    bool ok = true;
+    for (int f = 0; f < j.n; f++) {
+        struct fold *v = &j.v[f];
+        if (ok && !v->ok) {
+            snprintf(err, cap, "%s", v->err);
             ok = false;
-            break;
         }
-        struct eval_report r = {0};
-        int layers = 0;
-        for (int i = 0; i < d->n; i++)
-            if (role[i] == ROLE_HELD_OUT && d->v[i].kind == DS_LAYER) {
-                layers++;
-                eval_add(&r, d, i, eval_rank_trained, &t);
-            }
-        if (fn)
-            fn(ctx, &(struct eval_family){names[f], layers, t.trained_on, &r});
-        ok = eval_report_merge(overall, &r);
-        if (!ok)
+        if (ok && fn)
+            fn(ctx, &(struct eval_family){v->family, v->layers, v->trained, &v->r});
+        if (ok && !(ok = eval_report_merge(overall, &v->r)))
             snprintf(err, cap, "out of memory");
-        eval_report_free(&r);
-        train_free(&t);
+        eval_report_free(&v->r);
     }
-    free(names);
-    free(role);
+    free(j.v);
     return ok;
 }
 

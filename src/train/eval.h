@@ -78,12 +78,15 @@ struct eval_family {
 };
 typedef void (*eval_family_fn)(void *ctx, const struct eval_family *f);
 
-/* Leave one family out over every family of d's layers, in name order;
- * overall pools every family's layers. limits go into each fold's
- * metadata (floors), as into the shipped model's. false with err when a
- * training fails or d has no layers with a family. */
+/* Leave one family out over every family of d's layers; overall pools
+ * every family's layers. limits go into each fold's metadata (floors), as
+ * into the shipped model's. The folds (a training each) run on `jobs`
+ * threads (1..EVAL_JOBS_MAX; the results do not depend on it), and fn sees
+ * them in name order once all are done. false with err when a training
+ * fails or d has no layers with a family. */
+#define EVAL_JOBS_MAX 64
 bool eval_families(const struct dataset *d, const struct train_options *o,
-                   const struct machine_limits *limits, eval_family_fn fn, void *ctx,
+                   const struct machine_limits *limits, int jobs, eval_family_fn fn, void *ctx,
                    struct eval_report *overall, char *err, size_t cap);
 
 /* "<label> top1 = A/N (x%)  top3 = B/N (y%)  within 5% = C/N (z%)  geomean regret = R" */
