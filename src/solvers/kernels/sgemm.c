@@ -68,6 +68,7 @@
         __builtin_prefetch(c + (i)*ldc, 1);                                                        \
         __builtin_prefetch(c + (i)*ldc + 2 * V - 1, 1);                                            \
     }
+/* clang-format off: it reflows the statement-like macro calls differently on each pass */
 #define MICRO_KERNEL_BODY                                                                          \
     PREFETCH_ROW(0)                                                                                \
     PREFETCH_ROW(1)                                                                                \
@@ -77,10 +78,13 @@
     PREFETCH_ROW(5)                                                                                \
     PREFETCH_ROW(6)                                                                                \
     PREFETCH_ROW(7)                                                                                \
-    PREFETCH_ROW(8) PREFETCH_ROW(9) PREFETCH_ROW(10) PREFETCH_ROW(11) PREFETCH_ROW(12)             \
-        PREFETCH_ROW(13) VEC c00 = {0},                                                            \
-                             c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0},     \
-                             c31 = {0};                                                            \
+    PREFETCH_ROW(8)                                                                                \
+    PREFETCH_ROW(9)                                                                                \
+    PREFETCH_ROW(10)                                                                               \
+    PREFETCH_ROW(11)                                                                               \
+    PREFETCH_ROW(12)                                                                               \
+    PREFETCH_ROW(13)                                                                               \
+    VEC c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};    \
     VEC c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0};    \
     VEC c80 = {0}, c81 = {0}, c90 = {0}, c91 = {0}, c100 = {0}, c101 = {0}, c110 = {0};            \
     VEC c111 = {0}, c120 = {0}, c121 = {0}, c130 = {0}, c131 = {0};                                \
@@ -103,6 +107,7 @@
     STORE_ROW(5)                                                                                   \
     STORE_ROW(6)                                                                                   \
     STORE_ROW(7) STORE_ROW(8) STORE_ROW(9) STORE_ROW(10) STORE_ROW(11) STORE_ROW(12) STORE_ROW(13)
+/* clang-format on */
 
 typedef float v4f __attribute__((vector_size(16), aligned(4)));
 typedef float v8f __attribute__((vector_size(32), aligned(4)));
@@ -429,8 +434,8 @@ static bool run_range(const struct sgemm_op *op, const float *a_packed, const fl
                 if (!a_packed)
                     pack_operand(kn, &op->a, true, ic, ic + mc, p0, kc, mr, pa);
                 for (size_t jr = 0; jr < nc; jr += nr) {
-                    const float *b = jr < full ? op->b.matrix + p0 * op->b.ld + jc + jr
-                                               : bp + (jr - full) * kc;
+                    const float *b =
+                        jr < full ? op->b.matrix + p0 * op->b.ld + jc + jr : bp + (jr - full) * kc;
                     const size_t ldb = jr < full ? op->b.ld : nr;
                     for (size_t ir = 0; ir < mc; ir += mr)
                         tile(kn, kc, ap + ir * kc, b, ldb, op->c + (ic + ir) * op->ldc + jc + jr,
