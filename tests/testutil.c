@@ -1,19 +1,22 @@
 /* testutil.c -- see testutil.h. */
 #include "testutil.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static int passed, failed;
+/* Atomic: tests check from worker threads too (test_hybrid, the race
+ * tests), and a lost increment of `failed` would pass a failing test. */
+static atomic_int passed, failed;
 
 bool test_check(bool ok, const char *file, int line, const char *expr) {
     if (ok) {
-        passed++;
+        atomic_fetch_add(&passed, 1);
     } else {
-        failed++;
+        atomic_fetch_add(&failed, 1);
         fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, expr);
     }
     return ok;
@@ -37,8 +40,9 @@ bool test_check_message(convsel_handle_t h, const char *needle, const char *file
 }
 
 int test_finish(const char *name) {
-    printf("%s: %d passed, %d failed\n", name, passed, failed);
-    return failed == 0 && passed > 0 ? 0 : 1;
+    const int p = atomic_load(&passed), f = atomic_load(&failed);
+    printf("%s: %d passed, %d failed\n", name, p, f);
+    return f == 0 && p > 0 ? 0 : 1;
 }
 
 void test_skip(const char *name, const char *why) {
