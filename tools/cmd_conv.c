@@ -115,6 +115,26 @@ static int print_find_table(convsel_handle_t h, const struct problem_descs *d,
     return EXIT_OK;
 }
 
+/* Says so when the model extrapolates on p: which feature left the
+ * training range, and that the first pick is then the safe one. */
+static void print_extrapolation(const struct conv_problem *p, int threads,
+                                const convsel_solution_t *ranked, int n) {
+    if (n < 1 || !(ranked[0].flags & CONVSEL_SOLUTION_EXTRAPOLATED))
+        return;
+    const struct ranking_model *m = ranking_model_get();
+    struct policy_ranking pr;
+    if (m == NULL || !ranking_model_rank(m, p, threads, &pr) || pr.feature < 0) {
+        printf("extrap    the model extrapolates here: its estimates are guesses\n");
+        return;
+    }
+    const struct feature_bounds *b = &ranking_model_metadata(m)->bounds;
+    printf("extrap    the model extrapolates here: %s = %g is outside its training range [%g, "
+           "%g]; its estimates are guesses, and the first pick is the solver with the mildest "
+           "worst cases for this kind of layer\n",
+           feature_names[pr.feature], (double)pr.value, (double)b->min[pr.feature],
+           (double)b->max[pr.feature]);
+}
+
 int cmd_conv(int argc, char **argv) {
     struct conv_options o = {.iters = 10, .verify = 0, .solver = "auto"};
     problem_flags_defaults(&o.pf);
@@ -236,6 +256,7 @@ int cmd_conv(int argc, char **argv) {
         char model[4600];
         ranking_model_status(model, sizeof model);
         printf("model     %s\n", model);
+        print_extrapolation(&p, threads, ranked, n_ranked);
     } else {
         printf("solver    %s\n", s->name);
     }

@@ -19,6 +19,12 @@
 #include "solvers/solver.h"
 
 #define MEASURED_MAX 16
+/* Rounds of timed runs per candidate; the fastest of each counts. The
+ * first run of a solver pays what later calls do not (with constant
+ * weights, their transform; the first touch of its buffers): with one
+ * round, hybrid mode preferred the solvers that transform nothing (the
+ * suite's ResNet-50 res5 3x3: oneDNN's GEMM, 0.60 of its Winograd). */
+#define MEASURED_ROUNDS 2
 
 /* What one measurement found: the candidates timed, fastest first. */
 struct measured {
