@@ -71,7 +71,7 @@ int main(void) {
     CHECK(conv(env, 1) == 0 && test_contains(out, "(auto: model)") &&
           test_contains(out, "ranking   1 gemm_1x1") && test_contains(out, "verified"));
     CHECK(test_contains(out, " ms      model")); /* a predicted time, not "-" */
-    CHECK(!test_contains(out, "extrapolates")); /* inside the training range */
+    CHECK(!test_contains(out, "extrapolates"));  /* inside the training range */
     /* a 7x7 filter: outside the range of fil_h (1..5), said with the feature */
     CHECK(conv(env, 7) == 0 && test_contains(out, "(auto: model)") &&
           test_contains(out, "extrap    the model extrapolates here: fil_h = 7 is outside its "
