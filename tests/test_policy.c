@@ -125,6 +125,30 @@ static void extrapolation_and_safe_pick(void) {
     policy_rank(&m, &p, 2, l2, &r);
     CHECK(r.extrapolating && r.feature == 2 && r.order[0] == od);
 
+    /* only the scale above the range (a larger batch of a trained shape):
+     * extrapolating and unsure, but the model's order stays; a scale below
+     * the range, or a shape feature outside too, takes the safe pick */
+    m.safe_count[0] = 2;
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        m.bounds.min[i] = f[i] - 1, m.bounds.max[i] = f[i] + 1;
+    int batch = -1, flop = -1;
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        batch = strcmp(feature_names[i], "log2_batch") == 0 ? i : batch;
+        flop = strcmp(feature_names[i], "log2_flop") == 0 ? i : flop;
+    }
+    CHECK(batch >= 0 && flop >= 0);
+    m.bounds.max[batch] = f[batch] - 2, m.bounds.max[flop] = f[flop] - 2;
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.extrapolating && r.scale_only && r.unsure && r.order[0] == od);
+    m.bounds.max[2] = f[2] - 0.5f; /* and a shape feature outside */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.extrapolating && !r.scale_only && r.order[0] == og);
+    m.bounds.max[2] = f[2] + 1;
+    m.bounds.max[batch] = f[batch] + 1, m.bounds.max[flop] = f[flop] + 1;
+    m.bounds.min[batch] = f[batch] + 0.5f; /* a smaller batch than any trained */
+    policy_rank(&m, &p, 2, l2, &r);
+    CHECK(r.extrapolating && !r.scale_only && r.order[0] == og);
+
     /* the kind decides the list: a depthwise problem takes the depthwise one */
     const struct conv_problem d = problem(32, 28, 32, 3, 32);
     CHECK(policy_kind(&d) == 2 && policy_kind(&p) == 0);

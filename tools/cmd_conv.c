@@ -129,10 +129,12 @@ static void print_extrapolation(const struct conv_problem *p, int threads,
     }
     const struct feature_bounds *b = &ranking_model_metadata(m)->bounds;
     printf("extrap    the model extrapolates here: %s = %g is outside its training range [%g, "
-           "%g]; its estimates are guesses, and the first pick is the solver with the mildest "
-           "worst cases for this kind of layer\n",
+           "%g]; its estimates are guesses, and %s\n",
            feature_names[pr.feature], (double)pr.value, (double)b->min[pr.feature],
-           (double)b->max[pr.feature]);
+           (double)b->max[pr.feature],
+           pr.scale_only ? "as only the scale is larger than trained, its order stands"
+                         : "the first pick is the solver with the mildest worst cases for this "
+                           "kind of layer");
 }
 
 int cmd_conv(int argc, char **argv) {

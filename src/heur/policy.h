@@ -22,7 +22,11 @@
  *    were mildest (metadata "safe"); the model's order follows. On the
  *    shipped data that is oneDNN's GEMM for dense and grouped layers
  *    (p99 7.0x and 3.8x, against 260x for the direct solver), convsel's
- *    depthwise for depthwise ones (3.1x).
+ *    depthwise for depthwise ones (3.1x) (figures of the 2026-11-30
+ *    data). Except where the only features outside are the scale
+ *    (log2_batch, log2_flop) above the maximum: a larger batch of a
+ *    trained shape keeps the model's order, as the times grow with the
+ *    work (the safe pick cost 3x on the suite's large VGG layers).
  * 4. Unsure: the model extrapolates, or its first two are within
  *    POLICY_UNSURE_MARGIN of each other. Hybrid find mode measures then. */
 #ifndef CONVSEL_HEUR_POLICY_H
@@ -41,10 +45,11 @@ struct policy_ranking {
     int order[SOLVER_MAX]; /* applicable solvers the model knows, first = the pick */
     int n;
     double ms[SOLVER_MAX]; /* by registry id: the floored estimate; < 0 unknown */
-    bool extrapolating;
-    int feature; /* the first feature outside the bounds, or -1 */
-    float value; /* its value */
-    bool unsure; /* extrapolating, or the first two within POLICY_UNSURE_MARGIN */
+    bool extrapolating;    /* the pick is the safe one, unless scale_only */
+    bool scale_only;       /* extrapolating only in the scale, above the range */
+    int feature;           /* the first feature outside the bounds, or -1 */
+    float value;           /* its value */
+    bool unsure;           /* extrapolating, or the first two within POLICY_UNSURE_MARGIN */
 };
 
 /* The lowest time the machine allows for s on p, in ms (0 without limits). */
