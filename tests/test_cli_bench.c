@@ -51,7 +51,16 @@ int main(void) {
     CHECK(strstr(out, "geomean immediate/onednn-auto = ") != NULL);
     at = strstr(out, "top1 = ");
     CHECK(at && sscanf(at, "top1 = %d/%d", &top1, &of) == 2 && of == 3 && top1 >= 0 && top1 <= 3);
-    CHECK(strstr(out, "(rules)") != NULL); /* no database here: the rules chose */
+    CHECK(strstr(out, "(rules)") != NULL);
+    /* hybrid's first calls, when any measured: the max is at least the median */
+    const char *fc = strstr(out, "hybrid first calls: ");
+    if (fc) {
+        int measured = 0;
+        double med = 0, most = -1;
+        CHECK(sscanf(fc, "hybrid first calls: %d measured, their cost median %lfx (max %lfx)",
+                     &measured, &med, &most) == 3 &&
+              measured > 0 && most >= med && med > 0);
+    } /* no database here: the rules chose */
     CHECK(strstr(out, "FAILED") == NULL);
     char csv_path[512];
     snprintf(csv_path, sizeof csv_path, "%s", test_tmp_path("out.csv"));

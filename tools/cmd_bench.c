@@ -86,7 +86,7 @@ struct hybrid_call {
     int solver;      /* what hybrid mode runs afterwards (-1: unknown) */
     int measured;    /* candidates it timed (0: it was sure) */
     double first_ms; /* the first call, whole */
-    double timed_ms; /* the candidates' timed runs: MEASURED_ROUNDS x each one's fastest */
+    double timed_ms; /* MEASURED_ROUNDS x each candidate's fastest run: their steady cost */
 };
 
 static struct hybrid_call hybrid_first_call(convsel_handle_t hh, const struct problem_descs *d,
@@ -352,7 +352,8 @@ int cmd_bench(int argc, char **argv) {
                     if (n_costs < MAX_DENSE)
                         costs[n_costs++] = cost;
                     snprintf(hyb_text, sizeof hyb_text,
-                             "hybrid: %s %.2f (measured %d: first call %.3f ms = %.2fx their runs)",
+                             "hybrid: %s %.2f (measured %d: first call %.3f ms = %.2fx their "
+                             "steady runs)",
                              v[hyb].name, r, hy.measured, hy.first_ms, cost);
                 } else {
                     snprintf(hyb_text, sizeof hyb_text, "hybrid: %s %.2f (sure: immediate's pick)",
@@ -396,10 +397,14 @@ int cmd_bench(int argc, char **argv) {
         printf("top1 = %d/%d\n", top1, imm_counted);
         printf("geomean hybrid/oracle = %.2f (%d problems)\n",
                hyb_counted ? exp(log_hyb_oracle / hyb_counted) : 0.0, hyb_counted);
-        if (n_costs)
+        if (n_costs) {
+            double most = costs[0];
+            for (int i = 1; i < n_costs; i++)
+                most = costs[i] > most ? costs[i] : most;
             printf("hybrid first calls: %d measured, their cost median %.2fx (max %.2fx) the "
-                   "timed candidates' runs\n",
-                   n_costs, stats_median(costs, (size_t)n_costs), costs[n_costs - 1]);
+                   "candidates' steady runs (%d of each)\n",
+                   n_costs, stats_median(costs, (size_t)n_costs), most, MEASURED_ROUNDS);
+        }
         if (worst_imm >= 0)
             printf("worst immediate/oracle = %.2f (%s)\n", worst_imm, worst_name);
         if (n_dense) {
