@@ -1,7 +1,7 @@
 """python3 -m convsel.race: the PyTorch test body through convsel.torch, a
 fresh process per run. The safe library must pass it; the unguarded test
 build (MIOpen's pre-fix cache) must be caught by it. Small sizes: the
-figures of the full-size campaign are in the README."""
+campaigns' figures (1000 runs each) are in the README, "What changed"."""
 import os
 import re
 import subprocess
@@ -50,7 +50,7 @@ def test_unguarded_cache_is_caught():
     assert m, p.stdout + p.stderr
     runs, crashed, wrong = map(int, m.groups())
     # the window is the first thread's iterations left after the second insert:
-    # at this size every run measured was caught (README: the full-size figures)
+    # at this size every run measured was caught (the campaigns: README)
     assert crashed + wrong >= 2, p.stdout
     assert p.returncode == 1
 
