@@ -91,16 +91,7 @@ convsel_status_t convsel_find_forward(convsel_handle_t h, const_convsel_tensor_d
         handle_fail(h, st, "find: cannot allocate %zu bytes of workspace", ws_max);
         goto done;
     }
-    struct conv_run_args args = {.p = &p,
-                                 .x = x,
-                                 .w = w,
-                                 .y = y,
-                                 .workspace = workspace,
-                                 .workspace_bytes = ws_max,
-                                 .num_threads = h->num_threads,
-                                 .pool = handle_pool(h),
-                                 .plans = handle_plans(h),
-                                 .weights_constant = h->weights_constant};
+    struct conv_run_args args = handle_run_args(h, &p, x, w, y, workspace, ws_max);
     const int64_t start = clock_now_ns();
     struct rng order_rng = rng_seed((uint64_t)k);
     int order[SOLVER_MAX];

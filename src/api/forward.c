@@ -183,18 +183,7 @@ convsel_status_t convsel_convolution_forward(convsel_handle_t h, convsel_solver_
     if (need > 0 && workspace == NULL)
         return handle_fail(h, CONVSEL_STATUS_BAD_PARAM,
                            "workspace is NULL: solver %s needs %zu bytes", s->name, need);
-    const struct conv_run_args args = {
-        .p = &p,
-        .x = x,
-        .w = w,
-        .y = y,
-        .workspace = workspace,
-        .workspace_bytes = workspace_bytes,
-        .num_threads = h->num_threads,
-        .pool = handle_pool(h),
-        .plans = handle_plans(h),
-        .weights_constant = h->weights_constant,
-    };
+    const struct conv_run_args args = handle_run_args(h, &p, x, w, y, workspace, workspace_bytes);
     st = solver_run(s, &args);
     if (st != CONVSEL_STATUS_SUCCESS)
         return handle_fail(h, st, "solver %s failed: %s", s->name, convsel_status_string(st));

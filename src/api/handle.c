@@ -112,6 +112,21 @@ struct thread_pool *handle_pool(convsel_handle_t h) {
     return h->pool;
 }
 
+struct conv_run_args handle_run_args(convsel_handle_t h, const struct conv_problem *p,
+                                     const float *x, const float *w, float *y, void *workspace,
+                                     size_t workspace_bytes) {
+    return (struct conv_run_args){.p = p,
+                                  .x = x,
+                                  .w = w,
+                                  .y = y,
+                                  .workspace = workspace,
+                                  .workspace_bytes = workspace_bytes,
+                                  .num_threads = h->num_threads,
+                                  .pool = handle_pool(h),
+                                  .plans = handle_plans(h),
+                                  .weights_constant = h->weights_constant};
+}
+
 convsel_status_t convsel_set_num_threads(convsel_handle_t h, int num_threads) {
     if (h == NULL)
         return CONVSEL_STATUS_BAD_PARAM;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "convsel/convsel.h"
+#include "solvers/solver.h"
 
 #define HANDLE_ERROR_MAX 512
 
@@ -33,5 +34,12 @@ struct thread_pool *handle_pool(convsel_handle_t h);
 /* The handle's plan cache (created on first use); NULL when it cannot be
  * created (the solvers then set up every call). */
 struct plan_cache *handle_plans(convsel_handle_t h);
+
+/* A solver run on the handle: its threads, pool, plans and weights
+ * promise, with the caller's tensors and workspace. The one place a
+ * handle's settings reach the solvers. */
+struct conv_run_args handle_run_args(convsel_handle_t h, const struct conv_problem *p,
+                                     const float *x, const float *w, float *y, void *workspace,
+                                     size_t workspace_bytes);
 
 #endif /* CONVSEL_API_HANDLE_H */

@@ -108,16 +108,7 @@ convsel_status_t hybrid_forward(convsel_handle_t h, const struct conv_problem *p
     } else {
         if (buf)
             memset(buf, 0, ws); /* the page faults, outside the timing */
-        const struct conv_run_args args = {.p = p,
-                                           .x = x,
-                                           .w = w,
-                                           .y = y,
-                                           .workspace = buf,
-                                           .workspace_bytes = ws,
-                                           .num_threads = h->num_threads,
-                                           .pool = handle_pool(h),
-                                           .plans = handle_plans(h),
-                                           .weights_constant = h->weights_constant};
+        const struct conv_run_args args = handle_run_args(h, p, x, w, y, buf, ws);
         for (int i = 0; i < k; i++) {
             const struct solver *s = solver_get(cand[i]);
             if (s->prepare)
