@@ -107,19 +107,29 @@ def test_patch_runs_every_conv2d_through_convsel(monkeypatch):
     assert len(calls) == 5  # torch's own again
 
 
-def test_a_patched_model_still_trains():
-    torch.manual_seed(4)
+def _twins(seed, **patch_args):
+    """torch's net a and the same net b patched, each with an SGD optimizer;
+    and a training step for both."""
+    torch.manual_seed(seed)
     a, b = _net(), _net()
     b.load_state_dict(a.state_dict())
-    ct.patch(b)
-    opt_a = torch.optim.SGD(a.parameters(), lr=0.1)
-    opt_b = torch.optim.SGD(b.parameters(), lr=0.1)
+    patched = ct.patch(b, **patch_args)
+    pairs = ((a, torch.optim.SGD(a.parameters(), lr=0.1)),
+             (b, torch.optim.SGD(b.parameters(), lr=0.1)))
     x, target = torch.randn(4, 3, 16, 16), torch.randn(4, 4)
-    for _ in range(3):
-        for net, opt in ((a, opt_a), (b, opt_b)):
+
+    def step():
+        for net, opt in pairs:
             opt.zero_grad()
             F.mse_loss(net(x), target).backward()
-            opt.step()
+            opt.step()  # in place: the next forward must not run the old weights
+    return a, b, patched, x, step
+
+
+def test_a_patched_model_still_trains():
+    a, b, _, x, step = _twins(4)
+    for _ in range(3):
+        step()
     for pa, pb in zip(a.parameters(), b.parameters()):
         close(pb.detach(), pa.detach(), 1e-3)
 
@@ -206,18 +216,10 @@ def test_constant_weights_are_kept_and_guarded_by_the_tensor_version(solver):
 
 
 def test_patch_with_constant_weights_trains_and_infers():
-    torch.manual_seed(7)
-    a, b = _net(), _net()
-    b.load_state_dict(a.state_dict())
-    assert ct.patch(b, constant_weights=True) == 5
-    opt_a = torch.optim.SGD(a.parameters(), lr=0.1)
-    opt_b = torch.optim.SGD(b.parameters(), lr=0.1)
-    x, target = torch.randn(4, 3, 16, 16), torch.randn(4, 4)
+    a, b, patched, x, step = _twins(7, constant_weights=True)
+    assert patched == 5
     for _ in range(3):
-        for net, opt in ((a, opt_a), (b, opt_b)):
-            opt.zero_grad()
-            F.mse_loss(net(x), target).backward()
-            opt.step()  # in place: the next forward must not run the old weights
+        step()
         with torch.no_grad():
             close(b(x), a(x), 1e-3)
     a.load_state_dict(_net().state_dict())
