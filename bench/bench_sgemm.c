@@ -50,6 +50,8 @@ enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                                const float *, int, float, float *, int);
 
+#define MAX_SOURCES 5 /* convsel, oneDNN, libxsmm, BLIS, OpenBLAS */
+
 struct source {
     const char *name;
     cblas_sgemm_fn cblas; /* for the dlopen'ed libraries */
@@ -156,7 +158,8 @@ int main(int argc, char **argv) {
     add_shape(shapes, &n_shapes, 1024, 1024, 1024);
     add_shape(shapes, &n_shapes, 2048, 2048, 2048);
 
-    struct source src[5] = {{.name = "convsel", .kind = 0}, {.name = "onednn", .kind = 1}};
+    struct source src[MAX_SOURCES] = {{.name = "convsel", .kind = 0},
+                                      {.name = "onednn", .kind = 1}};
     int n_src = 2;
 #ifdef CONVSEL_HAVE_LIBXSMM
     libxsmm_init();
@@ -186,7 +189,7 @@ int main(int argc, char **argv) {
         printf(" %17s", src[s].name);
     printf("   (GFLOP/s median, %% of peak, spread max/min)\n");
     struct rng g = rng_seed(1);
-    double log_share[5] = {0};
+    double log_share[MAX_SOURCES] = {0};
     int conv_shapes = 0;
     for (int i = 0; i < n_shapes; i++) {
         const struct shape *sh = &shapes[i];
@@ -194,7 +197,7 @@ int main(int argc, char **argv) {
         float *c = malloc(sh->m * sh->n * sizeof *c), *ref = malloc(sh->m * sh->n * sizeof *c);
         rng_fill(&g, a, sh->m * sh->k);
         rng_fill(&g, b, sh->k * sh->n);
-        double err[5] = {0};
+        double err[MAX_SOURCES] = {0};
         run(&src[0], sh, a, b, ref, pool);
         for (int s = 0; s < n_src; s++) { /* warm up, and compare */
             src[s].runs = 0;
@@ -206,7 +209,9 @@ int main(int argc, char **argv) {
             }
             err[s] = scale > 0 ? worst / scale : worst;
         }
-        int order[5] = {0, 1, 2, 3, 4}; /* one per source: src[5] */
+        int order[MAX_SOURCES];
+        for (int s = 0; s < MAX_SOURCES; s++)
+            order[s] = s;
         const int64_t start = clock_now_ns();
         for (int r = 0; r < 64; r++) {
             rng_shuffle(&g, order, n_src);
