@@ -2,13 +2,12 @@
 #include "train/eval.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "heur/policy.h"
+#include "util/thread_pool.h"
 
 void eval_report_free(struct eval_report *r) {
     free(r->est_err);
@@ -152,7 +151,6 @@ struct folds {
     const struct machine_limits *limits;
     struct fold *v;
     int n;
-    atomic_int next;
 };
 
 static void run_fold(const struct folds *j, struct fold *f) {
@@ -182,11 +180,10 @@ static int by_family(const void *a, const void *b) {
     return strcmp(((const struct fold *)a)->family, ((const struct fold *)b)->family);
 }
 
-static void *fold_worker(void *arg) {
-    struct folds *j = arg;
-    for (int f; (f = atomic_fetch_add(&j->next, 1)) < j->n;)
+static void fold_range(void *ctx, size_t begin, size_t end) {
+    struct folds *j = ctx;
+    for (size_t f = begin; f < end; f++)
         run_fold(j, &j->v[f]);
-    return NULL;
 }
 
 bool eval_families(const struct dataset *d, const struct train_options *o,
@@ -194,7 +191,6 @@ bool eval_families(const struct dataset *d, const struct train_options *o,
                    struct eval_report *overall, char *err, size_t cap) {
     memset(overall, 0, sizeof *overall);
     struct folds j = {.d = d, .o = o, .limits = limits};
-    atomic_init(&j.next, 0);
     j.v = calloc((size_t)d->n + 1, sizeof *j.v);
     if (j.v == NULL) {
         snprintf(err, cap, "out of memory");
@@ -219,14 +215,10 @@ bool eval_families(const struct dataset *d, const struct train_options *o,
     qsort(j.v, (size_t)j.n, sizeof *j.v, by_family);
     if (jobs > j.n)
         jobs = j.n;
-    pthread_t tid[EVAL_JOBS_MAX];
-    int started = 0;
-    for (; started < jobs - 1 && started < EVAL_JOBS_MAX; started++)
-        if (pthread_create(&tid[started], NULL, fold_worker, &j) != 0)
-            break; /* fewer threads: the folds still all run, below */
-    fold_worker(&j);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    /* no pool (one job, or it cannot be made): the folds run here, one by one */
+    struct thread_pool *pool = jobs > 1 ? thread_pool_create(jobs) : NULL;
+    thread_pool_parallel_for(pool, (size_t)j.n, fold_range, &j);
+    thread_pool_destroy(pool);
     bool ok = true;
     for (int f = 0; f < j.n; f++) {
         struct fold *v = &j.v[f];

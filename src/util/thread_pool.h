@@ -1,4 +1,4 @@
-/* thread_pool.h -- the threads a handle's convolutions run on.
+/* thread_pool.h -- the threads a handle's convolutions run on (and eval --families' trainings).
  *
  * Workers sleep on a condition variable between jobs and the caller waits
  * on one for the job to finish: nothing spins. On two shared cores a
