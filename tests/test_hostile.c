@@ -187,11 +187,21 @@ static void read_only_and_locked(void) {
     CHECK(tuned(db));
     chmod(db, 0644);
     if (getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0) {
+        /* nobody runs a copy of the binary in the (now 0755) test directory:
+         * the build directory may sit where nobody cannot enter (a clone
+         * under mktemp -d, 0700) */
+        const char *bin = getenv("CONVSEL_BIN"), *copy = test_tmp_path("convsel-for-nobody");
+        char saved[4096], cmd[3 * sizeof saved + 64];
+        snprintf(saved, sizeof saved, "%s", bin ? bin : "./convsel");
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod 755 '%s'", saved, copy, copy);
+        CHECK(test_run_command(cmd, out, sizeof out) == 0);
+        setenv("CONVSEL_BIN", copy, 1);
         CHECK(answers("setpriv --reuid=65534 --regid=65534 --clear-groups", ARGS("db info %s", db),
                       0, "records", "(immutable)", NULL));
         CHECK(
             answers(ENV("setpriv --reuid=65534 --regid=65534 --clear-groups env CONVSEL_DB=%s", db),
                     problem, 0, "records: ", NULL));
+        setenv("CONVSEL_BIN", saved, 1);
     } else {
         printf("read-only directory case skipped: needs root and setpriv to become nobody\n");
     }
