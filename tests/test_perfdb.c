@@ -12,6 +12,7 @@
 
 #include "db/perfdb.h"
 #include "testutil.h"
+#include "util/machine.h"
 
 static struct perfdb_record record(int64_t c, const char *solver, double ms) {
     struct perfdb_record r = {.median_ms = ms, .min_ms = ms * 0.9, .max_ms = ms * 1.2, .runs = 7};
@@ -346,6 +347,10 @@ static void paths_and_signature(void) {
     int cores = 0, threads = 0;
     CHECK(machine_signature_parse(buf, isa, sizeof isa, &cores, &threads) && threads == 2 &&
           cores >= 1 && strncmp(buf, isa, strlen(isa)) == 0);
+    /* the cores are read once per process; the value is the online count */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(machine_cores() == (online > 0 ? (int)online : 1) && cores == machine_cores() &&
+          machine_cores() == cores);
     CHECK(machine_signature_parse("avx2-8c-16t", isa, sizeof isa, &cores, &threads) &&
           strcmp(isa, "avx2") == 0 && cores == 8 && threads == 16);
     const char *bad[] = {"avx2-8c", "avx2-8-16t", "-8c-2t", "avx2-0c-2t", "avx2-8c-2t-x", "a-c-t"};

@@ -21,6 +21,7 @@
 #include "heur/model_cache.h"
 #include "unguarded_cache.h"
 #include "util/clock.h"
+#include "util/machine.h"
 #include "util/stats.h"
 
 static const char summary[] =
@@ -151,7 +152,7 @@ int cmd_bench_cache(int argc, char **argv) {
         if (*end == '\0')
             break;
     }
-    const int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    const int cpus = machine_cores();
     printf("warm lookups, core-ns per lookup (median [min, max] of %lld rounds), %d CPUs\n",
            (long long)repeats, cpus);
     printf("%8s %26s %26s %26s %8s %8s\n", "threads", "convsel, bound key", "convsel, by name",

@@ -78,8 +78,8 @@ int cmd_eval(int argc, char **argv) {
     struct train_options o = TRAIN_DEFAULT_OPTIONS;
     int64_t epochs = o.epochs, hidden = o.hidden, seed = (int64_t)o.seed, ensemble = o.ensemble;
     double rank_weight = 0;
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t jobs = cpus < 1 ? 1 : cpus > EVAL_JOBS_MAX ? EVAL_JOBS_MAX : cpus;
+    const int cpus = machine_cores();
+    int64_t jobs = cpus > EVAL_JOBS_MAX ? EVAL_JOBS_MAX : cpus;
     const struct cli_flag flags[] = {
         {NULL, "--db", CLI_STRING, &db_path, "PATH", "performance database (default $CONVSEL_DB)"},
         {NULL, "--machine", CLI_STRING, &machine, "SIG",

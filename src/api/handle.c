@@ -3,13 +3,13 @@
 #include "solvers/plan_cache.h"
 
 #include "util/env.h"
+#include "util/machine.h"
 #include "util/thread_pool.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 const char *convsel_version(void) {
     return "0.1.0";
@@ -75,8 +75,8 @@ convsel_status_t convsel_handle_create(convsel_handle_t *handle_out) {
     struct convsel_handle *h = calloc(1, sizeof *h);
     if (h == NULL)
         return CONVSEL_STATUS_ALLOC_FAILED;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    h->num_threads = cpus < 1 ? 1 : cpus > CONVSEL_MAX_THREADS ? CONVSEL_MAX_THREADS : (int)cpus;
+    const int cpus = machine_cores();
+    h->num_threads = cpus > CONVSEL_MAX_THREADS ? CONVSEL_MAX_THREADS : cpus;
     pthread_once(&find_mode_once, read_find_mode);
     h->find_mode = default_find_mode;
     snprintf(h->error, sizeof h->error, "success");

@@ -10,6 +10,9 @@
 
 #define MACHINE_SIGNATURE_MAX 64
 
+/* The online cores (at least 1), read once per process. */
+int machine_cores(void);
+
 /* This machine's signature for `threads` threads. */
 void machine_signature(int threads, char *buf, size_t cap);
 
