@@ -67,8 +67,16 @@ int main(void) {
     CHECK_STATUS(h, convsel_solver_find(h, "winograd_f4x3", &id), CONVSEL_STATUS_SUCCESS);
     convsel_solver_find(h, "reference", &ref);
     const int64_t cases[][5] = {/* n, c, hw, k, pad */
-                                {1, 3, 3, 2, 1},   {1, 5, 5, 4, 0},  {2, 8, 7, 8, 1},
-                                {1, 16, 13, 9, 2}, {3, 4, 50, 5, 1}, {1, 32, 94, 16, 1}};
+                                {1, 3, 3, 2, 1},
+                                {1, 5, 5, 4, 0},
+                                {2, 8, 7, 8, 1},
+                                {1, 16, 13, 9, 2},
+                                {3, 4, 50, 5, 1},
+                                {1, 32, 94, 16, 1},
+                                /* filters in blocks of 16 with a partial last block,
+                                 * per thread's range */
+                                {1, 20, 9, 37, 1},
+                                {2, 7, 12, 50, 0}};
     struct rng g = rng_seed(5);
     double worst = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
