@@ -106,6 +106,18 @@ int main(void) {
     CHECK(all >= 8); /* at least one solver per problem */
     CHECK(tune(args) == 0 && test_contains(out, "tune: 0 measured, 8 skipped, 0 failed"));
     CHECK(rows_in(test_tmp_path("all.db")) == all);
+    /* the machine's limits are stored with what per-call weights cost each
+     * solver (tune/weights_probe.h): Winograd's transform is priced */
+    {
+        char e[PERFDB_ERROR_MAX], sig[PERFDB_MACHINE_MAX];
+        struct machine_limits l;
+        machine_signature(1, sig, sizeof sig); /* tune() runs --threads 1 */
+        struct perfdb *db = perfdb_open(test_tmp_path("all.db"), true, 0, e, sizeof e);
+        CHECK(db && perfdb_get_limits(db, sig, &l, e, sizeof e) == 1 && l.weights.count >= 3);
+        CHECK(db && weights_cost_ms(&l.weights, "winograd_f4x3", false, 1e6) > 0 &&
+              weights_cost_ms(&l.weights, "reference", false, 1e6) == 0);
+        perfdb_close(db);
+    }
 
     /* shards 0/2 and 1/2 split the list; merged they hold the same problems */
     snprintf(args, sizeof args, "%s --shard 0/2 --db %s", sample, test_tmp_path("s0.db"));

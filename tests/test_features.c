@@ -154,6 +154,8 @@ static void optional_keys(void) {
     m.limits = (struct machine_limits){.present = true, .peak_gflops = 417.5, .levels = 2};
     m.limits.level_bytes[0] = 16384, m.limits.level_gbs[0] = 900.25;
     m.limits.level_bytes[1] = 268435456, m.limits.level_gbs[1] = 21.5;
+    m.limits.weights = (struct weights_costs){
+        .count = 2, .solver = {"onednn_winograd", "gemm_1x1"}, .ns = {{-1, 9.75}, {0.5, -1}}};
     m.safe_count[0] = 2, m.safe[0][0] = 2, m.safe[0][1] = 0;
     m.safe_count[2] = 1, m.safe[2][0] = 1;
     json = metadata_to_json(&m);
@@ -161,6 +163,10 @@ static void optional_keys(void) {
     CHECK(back.bounds.present && memcmp(&back.bounds, &m.bounds, sizeof m.bounds) == 0);
     CHECK(back.limits.present && back.limits.levels == 2 && back.limits.peak_gflops == 417.5 &&
           back.limits.level_bytes[1] == 268435456 && back.limits.level_gbs[0] == 900.25);
+    CHECK(back.limits.weights.count == 2 &&
+          strcmp(back.limits.weights.solver[1], "gemm_1x1") == 0 &&
+          back.limits.weights.ns[0][0] == -1 && back.limits.weights.ns[0][1] == 9.75 &&
+          back.limits.weights.ns[1][0] == 0.5 && back.limits.weights.ns[1][1] == -1);
     CHECK(back.safe_count[0] == 2 && back.safe[0][0] == 2 && back.safe[0][1] == 0);
     CHECK(back.safe_count[1] == 0 && back.safe_count[2] == 1 && back.safe[2][0] == 1);
     CHECK(json && strstr(json, "\"dense\":\t[\"onednn_direct\", \"im2col_gemm\"]"));
@@ -176,6 +182,11 @@ static void optional_keys(void) {
         {"\"bytes\":\t268435456", "\"bytes\":\t100", "bytes increasing"},
         {"\"bandwidth\":\t[", "\"bandwidth\":\t7, \"x\": [", "limits.bandwidth must be"},
         {"\"onednn_direct\", \"im2col_gemm\"]", "\"winograd\"]", "safe.dense names winograd"},
+        {"\"spatial_ns\":\t9.75", "\"spatial_ns\":\t-3", "limits.weights_transform[0]"},
+        {"\"pointwise_ns\":\t0.5", "\"pointwise_ns\":\t\"x\"", "limits.weights_transform[1]"},
+        {"\"solver\":\t\"gemm_1x1\"", "\"solver\":\t\"\"", "limits.weights_transform[1]"},
+        {"\"weights_transform\":\t[", "\"weights_transform\":\t3, \"y\": [",
+         "limits.weights_transform must be"},
         {"\"depthwise\":\t[\"depthwise\"]", "\"depthwise\":\t\"depthwise\"",
          "safe.depthwise must be a list"},
         {"\"max\":\t{\n\t\t\t\"log2_batch\":\t1", "\"max\":\t{\n\t\t\t\"log2_batch\":\t-9",

@@ -300,7 +300,40 @@ static void schema_and_extras(void) {
     CHECK(db && perfdb_get_limits(db, "avx512-2c-2t", &back, err, sizeof err) == 0);
     CHECK(db && perfdb_put_limits(db, "avx512-2c-2t", &l, err, sizeof err));
     CHECK(db && perfdb_get_limits(db, "avx512-2c-2t", &back, err, sizeof err) == 1 &&
-          back.levels == 2 && back.peak_gflops == 400.5 && back.level_gbs[1] == 300);
+          back.levels == 2 && back.peak_gflops == 400.5 && back.level_gbs[1] == 300 &&
+          back.weights.count == 0);
+    /* with per-call weights costs (tune/weights_probe.h), replacing */
+    l.weights = (struct weights_costs){
+        .count = 2, .solver = {"onednn_winograd", "gemm_1x1"}, .ns = {{-1, 9.5}, {0.25, -1}}};
+    CHECK(db && perfdb_put_limits(db, "avx512-2c-2t", &l, err, sizeof err));
+    CHECK(db && perfdb_get_limits(db, "avx512-2c-2t", &back, err, sizeof err) == 1 &&
+          back.levels == 2 && back.weights.count == 2 &&
+          strcmp(back.weights.solver[0], "onednn_winograd") == 0 && back.weights.ns[0][0] == -1 &&
+          back.weights.ns[0][1] == 9.5 && back.weights.ns[1][0] == 0.25);
+    /* priced per weight element; the other class's figure when one is missing */
+    CHECK(fabs(weights_cost_ms(&back.weights, "onednn_winograd", false, 1e6) - 9.5) < 1e-9 &&
+          fabs(weights_cost_ms(&back.weights, "onednn_winograd", true, 1e6) - 9.5) < 1e-9 &&
+          fabs(weights_cost_ms(&back.weights, "gemm_1x1", true, 4e6) - 1.0) < 1e-9 &&
+          weights_cost_ms(&back.weights, "direct", false, 1e6) == 0);
+    /* malformed text is refused, never half read */
+    const char *bad_limits[] = {
+        "peak_gflops=400 bw=16384:500 weights=",
+        "peak_gflops=400 bw=16384:500 weights=x:1",
+        "peak_gflops=400 bw=16384:500 weights=x:1:-2",
+        "peak_gflops=400 bw=16384:500 weights=x:1:nan",
+        "peak_gflops=400 bw=16384:500 weights=X Y:1:1",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1,",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 extra",
+        "peak_gflops=400 bw=16384:500 junk",
+        "peak_gflops=400 bw= weights=a:1:1",
+        "peak_gflops=400 bw=16384:500 weights=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1:1",
+    };
+    for (size_t i = 0; i < sizeof bad_limits / sizeof bad_limits[0]; i++)
+        if (!CHECK(!peak_parse(bad_limits[i], &back)))
+            printf("  parsed: %s\n", bad_limits[i]);
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500", &back) && back.weights.count == 0);
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500,262144:300 weights=a_1:0:-1", &back) &&
+          back.levels == 2 && back.weights.count == 1 && back.weights.ns[0][1] == -1);
     /* invalid times are refused by put, whole batch */
     struct perfdb_record bad[2] = {record(13, "gemm_1x1", 1.0), record(13, "im2col_gemm", 1.0)};
     bad[1].median_ms = 1e308, bad[1].max_ms = 1e308;

@@ -75,15 +75,15 @@ static void floor_by_limits(void) {
     l2[od] = log2(0.01); /* claims 0.01 ms: 23x below what the machine can do */
     l2[im] = log2(2.0);
     struct policy_ranking r;
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.n == 2 && r.order[0] == od && r.order[1] == im);
     CHECK(fabs(r.ms[od] - floor) < 1e-9 && fabs(r.ms[im] - 2.0) < 1e-9);
     l2[wf] = log2(0.1); /* slower than direct's claim, but Winograd's floor is a quarter */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.n == 3 && r.order[0] == wf && r.order[1] == od && r.order[2] == im);
     CHECK(fabs(r.ms[wf] - 0.1) < 1e-9);
     m.limits.present = false; /* no limits: the model's own numbers */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.order[0] == od && fabs(r.ms[od] - 0.01) < 1e-9);
     CHECK(!r.extrapolating && r.feature == -1); /* no bounds: not detected */
 }
@@ -105,24 +105,24 @@ static void extrapolation_and_safe_pick(void) {
     m.safe[0][0] = dw; /* the first safe solver does not apply: the next one goes first */
     m.safe[0][1] = og;
     struct policy_ranking r;
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(!r.extrapolating && r.feature == -1 && r.n == 3 && r.order[0] == od);
     CHECK(!r.unsure); /* 1 ms against 4 ms */
     for (int i = 0; i < SOLVER_MAX; i++)
         CHECK(i == od || i == og || i == im ? r.ms[i] > 0 : r.ms[i] < 0);
 
     m.bounds.max[2] = f[2] - 0.5f; /* log2_in_h now above the bound */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && r.feature == 2 && fabsf(r.value - f[2]) < 1e-6f);
     CHECK(r.unsure);
     CHECK(r.n == 3 && r.order[0] == og && r.order[1] == od && r.order[2] == im);
     m.bounds.max[2] = f[2] + 1e-6f; /* float rounding is not extrapolation */
     m.bounds.min[2] = f[2] + 1e-6f;
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(!r.extrapolating);
     m.bounds.min[2] = f[2] + 0.5f; /* below the bound */
     m.safe_count[0] = 0;           /* no safe list: the model's order stays */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && r.feature == 2 && r.order[0] == od);
 
     /* only the scale above the range (a larger batch of a trained shape):
@@ -138,15 +138,15 @@ static void extrapolation_and_safe_pick(void) {
     }
     CHECK(batch >= 0 && flop >= 0);
     m.bounds.max[batch] = f[batch] - 2, m.bounds.max[flop] = f[flop] - 2;
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && r.scale_only && r.unsure && r.order[0] == od);
     m.bounds.max[2] = f[2] - 0.5f; /* and a shape feature outside */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && !r.scale_only && r.order[0] == og);
     m.bounds.max[2] = f[2] + 1;
     m.bounds.max[batch] = f[batch] + 1, m.bounds.max[flop] = f[flop] + 1;
     m.bounds.min[batch] = f[batch] + 0.5f; /* a smaller batch than any trained */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && !r.scale_only && r.order[0] == og);
 
     /* the kind decides the list: a depthwise problem takes the depthwise one */
@@ -160,7 +160,7 @@ static void extrapolation_and_safe_pick(void) {
     md.safe_count[0] = 1, md.safe[0][0] = og;
     all_nan(l2);
     l2[od] = 0, l2[dw] = 4;
-    policy_rank(&md, &d, 2, l2, &r);
+    policy_rank(&md, &d, 2, true, l2, &r);
     CHECK(r.extrapolating && r.order[0] == dw);
 }
 
@@ -172,23 +172,58 @@ static void unsure_margin(void) {
     all_nan(l2);
     l2[od] = log2(1.0), l2[og] = log2(1.24);
     struct policy_ranking r;
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.order[0] == od && r.unsure); /* within 1.25x */
     l2[og] = log2(1.26);
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(!r.unsure);
     all_nan(l2);
     l2[od] = 0; /* one solver known: nothing to be unsure between */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.n == 1 && !r.unsure);
     all_nan(l2); /* none known */
-    policy_rank(&m, &p, 2, l2, &r);
+    policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.n == 0 && !r.unsure);
+}
+
+/* Per-call weights: each solver's measured transform cost (ns per weight
+ * element) is added to its estimate, and can change the pick; constant
+ * weights are ranked as trained. */
+static void per_call_weights(void) {
+    const struct conv_problem p = problem(512, 7, 512, 3, 1); /* 2359296 weights */
+    struct model_metadata m = meta_all();
+    m.limits = (struct machine_limits){.present = true, .peak_gflops = 1e6, .levels = 1};
+    m.limits.level_bytes[0] = 1 << 14, m.limits.level_gbs[0] = 1e6;
+    m.limits.weights = (struct weights_costs){
+        .count = 2, .solver = {"onednn_winograd", "onednn_gemm"}, .ns = {{-1, 10}, {0.5, 0.1}}};
+    const int ow = solver_find("onednn_winograd"), og = solver_find("onednn_gemm"),
+              od = solver_find("onednn_direct");
+    double l2[SOLVER_MAX];
+    all_nan(l2);
+    l2[ow] = log2(0.7), l2[og] = log2(1.0), l2[od] = log2(0.8);
+    struct policy_ranking r;
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(r.n == 3 && r.order[0] == ow && fabs(r.ms[ow] - 0.7) < 1e-9);
+    policy_rank(&m, &p, 2, false, l2, &r);
+    /* winograd: 0.7 + 10 ns x 2359296 = 24.3 ms; gemm: 1.0 + 0.24; direct
+     * unpriced (not measured: nothing added) */
+    CHECK(r.n == 3 && r.order[0] == od && r.order[1] == og && r.order[2] == ow);
+    CHECK(fabs(r.ms[ow] - (0.7 + 10 * 2359296e-6)) < 1e-9 &&
+          fabs(r.ms[og] - (1.0 + 0.1 * 2359296e-6)) < 1e-9 && fabs(r.ms[od] - 0.8) < 1e-9);
+    /* a 1x1 layer takes the pointwise figure */
+    const struct conv_problem q = problem(512, 7, 512, 1, 1);
+    policy_rank(&m, &q, 2, false, l2, &r);
+    CHECK(fabs(r.ms[og] - (1.0 + 0.5 * 262144e-6)) < 1e-9);
+    /* metadata without the costs: per-call is ranked as constant */
+    m.limits.weights.count = 0;
+    policy_rank(&m, &p, 2, false, l2, &r);
+    CHECK(r.order[0] == ow && fabs(r.ms[ow] - 0.7) < 1e-9);
 }
 
 int main(void) {
     floor_by_limits();
     extrapolation_and_safe_pick();
     unsure_margin();
+    per_call_weights();
     return test_finish("test_policy");
 }

@@ -123,7 +123,7 @@ static void print_extrapolation(const struct conv_problem *p, int threads,
         return;
     const struct ranking_model *m = ranking_model_get();
     struct policy_ranking pr;
-    if (m == NULL || !ranking_model_rank(m, p, threads, &pr) || pr.feature < 0) {
+    if (m == NULL || !ranking_model_rank(m, p, threads, false, &pr) || pr.feature < 0) {
         printf("extrap    the model extrapolates here: its estimates are guesses\n");
         return;
     }

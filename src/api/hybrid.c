@@ -51,7 +51,7 @@ int hybrid_pick(convsel_handle_t h, const struct conv_problem *p, size_t workspa
     for (int i = 0; m && i < m->n; i++)
         if (solver_get(m->solver[i])->workspace_size(p) <= workspace_bytes)
             return m->solver[i];
-    return heur_select_solver(p, h->num_threads);
+    return heur_select_solver(p, h->num_threads, h->weights_constant);
 }
 
 /* The solvers to time: the ranking's first HYBRID_CANDIDATES (hybrid) or
@@ -60,7 +60,7 @@ static int candidates(convsel_handle_t h, const struct conv_problem *p, bool *me
                       int out[MEASURED_MAX]) {
     struct heur_choice ranked[SOLVER_MAX];
     struct heur_info info;
-    const int n = heur_rank(p, h->num_threads, ranked, SOLVER_MAX, &info);
+    const int n = heur_rank(p, h->num_threads, h->weights_constant, ranked, SOLVER_MAX, &info);
     const bool exhaustive = h->find_mode == CONVSEL_FIND_MODE_EXHAUSTIVE;
     *measure = exhaustive || (!info.measured && info.unsure);
     const int ref = solver_reference_id(), limit = exhaustive ? MEASURED_MAX : HYBRID_CANDIDATES;

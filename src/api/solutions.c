@@ -41,7 +41,7 @@ convsel_status_t convsel_get_solutions(convsel_handle_t h, const_convsel_tensor_
     if (st != CONVSEL_STATUS_SUCCESS)
         return st;
     struct heur_choice ranked[SOLVER_MAX];
-    int n = heur_rank(&p, h->num_threads, ranked, SOLVER_MAX, NULL);
+    int n = heur_rank(&p, h->num_threads, h->weights_constant, ranked, SOLVER_MAX, NULL);
     /* Solvers timed in this process (hybrid and exhaustive find modes)
      * come first, fastest first, with their times. */
     const struct measured *m = hybrid_lookup(h, &p);

@@ -498,7 +498,7 @@ bool perfdb_put_origin(struct perfdb *db, const struct conv_problem *p, const ch
 
 bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
                        char *err, size_t err_cap) {
-    char key[PERFDB_MACHINE_MAX + 16], value[512];
+    char key[PERFDB_MACHINE_MAX + 16], value[4096];
     snprintf(key, sizeof key, "limits/%s", machine);
     peak_format(l, value, sizeof value);
     sqlite3_stmt *st = NULL;

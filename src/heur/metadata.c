@@ -56,6 +56,17 @@ char *metadata_to_json(const struct model_metadata *m) {
             cJSON_AddNumberToObject(level, "gbs", m->limits.level_gbs[i]);
             cJSON_AddItemToArray(levels, level);
         }
+        const struct weights_costs *wc = &m->limits.weights;
+        if (wc->count > 0) {
+            cJSON *list = cJSON_AddArrayToObject(limits, "weights_transform");
+            for (int i = 0; i < wc->count; i++) {
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddStringToObject(e, "solver", wc->solver[i]);
+                cJSON_AddNumberToObject(e, "pointwise_ns", wc->ns[i][0]);
+                cJSON_AddNumberToObject(e, "spatial_ns", wc->ns[i][1]);
+                cJSON_AddItemToArray(list, e);
+            }
+        }
     }
     if (m->safe_count[0] || m->safe_count[1] || m->safe_count[2]) {
         cJSON *safe = cJSON_AddObjectToObject(root, "safe");
@@ -181,6 +192,37 @@ static bool read_bounds(const cJSON *root, struct model_metadata *m, char *err, 
     return true;
 }
 
+/* "weights_transform": [{"solver": S, "pointwise_ns": A, "spatial_ns": B}],
+ * optional (older models lack it: per-call weights are then not priced). */
+static bool read_weights_costs(const cJSON *limits, struct weights_costs *w, char *err,
+                               size_t cap) {
+    const cJSON *list = path(limits, "weights_transform", NULL, NULL, NULL);
+    if (list == NULL)
+        return true;
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > LIMITS_SOLVERS_MAX)
+        return fail(err, cap, "metadata: limits.weights_transform must be an array of at most %d",
+                    LIMITS_SOLVERS_MAX);
+    for (const cJSON *e = list->child; e; e = e->next) {
+        const cJSON *name = path(e, "solver", NULL, NULL, NULL);
+        const cJSON *pw = path(e, "pointwise_ns", NULL, NULL, NULL);
+        const cJSON *sp = path(e, "spatial_ns", NULL, NULL, NULL);
+        const int i = w->count;
+        if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
+            strlen(name->valuestring) >= LIMITS_NAME_MAX || !finite_number(pw, -1, 1e6) ||
+            !finite_number(sp, -1, 1e6) || (pw->valuedouble < 0 && pw->valuedouble != -1) ||
+            (sp->valuedouble < 0 && sp->valuedouble != -1))
+            return fail(err, cap,
+                        "metadata: limits.weights_transform[%d]: needs a solver name and "
+                        "pointwise_ns, spatial_ns in [0, 1e6] or -1",
+                        i);
+        snprintf(w->solver[i], sizeof w->solver[i], "%s", name->valuestring);
+        w->ns[i][0] = pw->valuedouble;
+        w->ns[i][1] = sp->valuedouble;
+        w->count++;
+    }
+    return true;
+}
+
 /* "limits": {"peak_gflops": P, "bandwidth": [{"bytes": B, "gbs": G}, ...]}, optional. */
 static bool read_limits(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
     const cJSON *limits = path(root, "limits", NULL, NULL, NULL);
@@ -211,7 +253,7 @@ static bool read_limits(const cJSON *root, struct model_metadata *m, char *err, 
         m->limits.levels++;
     }
     m->limits.present = true;
-    return true;
+    return read_weights_costs(limits, &m->limits.weights, err, cap);
 }
 
 const char *const problem_kind_names[PROBLEM_KINDS] = {"dense", "grouped", "depthwise"};

@@ -59,7 +59,9 @@ static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT],
 }
 
 void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
-                 const double log2_ms[SOLVER_MAX], struct policy_ranking *out) {
+                 bool weights_constant, const double log2_ms[SOLVER_MAX],
+                 struct policy_ranking *out) {
+    const bool pointwise = p->r == 1 && p->s == 1;
     out->n = 0;
     for (int id = 0; id < SOLVER_MAX; id++) {
         out->ms[id] = -1;
@@ -69,6 +71,9 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
         const double floor = policy_floor_ms(&meta->limits, p, s);
         const double est = exp2(log2_ms[id]);
         out->ms[id] = est > floor ? est : floor;
+        if (!weights_constant)
+            out->ms[id] +=
+                weights_cost_ms(&meta->limits.weights, s->name, pointwise, (double)p->w_elems);
         out->order[out->n++] = id;
     }
     stats_order_by_time(out->ms, out->order, out->n);

@@ -63,6 +63,7 @@ int policy_kind(const struct conv_problem *p);
  * solvers only, fastest floored estimate first; when extrapolating, the
  * first applicable solver of meta->safe[kind] goes first. */
 void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
-                 const double log2_ms[SOLVER_MAX], struct policy_ranking *out);
+                 bool weights_constant, const double log2_ms[SOLVER_MAX],
+                 struct policy_ranking *out);
 
 #endif

@@ -36,10 +36,10 @@ static void add_rules(struct ranking *r, const struct conv_problem *p) {
 
 /* The model's predictions, through the policy. */
 static void add_model(struct ranking *r, const struct conv_problem *p, int threads,
-                      struct heur_info *info) {
+                      bool weights_constant, struct heur_info *info) {
     const struct ranking_model *m = ranking_model_get();
     struct policy_ranking pr;
-    if (m == NULL || !ranking_model_rank(m, p, threads, &pr))
+    if (m == NULL || !ranking_model_rank(m, p, threads, weights_constant, &pr))
         return;
     info->model = pr.n > 0;
     info->extrapolating = pr.extrapolating;
@@ -56,8 +56,8 @@ int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int m
     return r.n;
 }
 
-int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max,
-              struct heur_info *info) {
+int heur_rank(const struct conv_problem *p, int threads, bool weights_constant,
+              struct heur_choice *out, int max, struct heur_info *info) {
     struct heur_info local;
     if (info == NULL)
         info = &local;
@@ -71,7 +71,7 @@ int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out
     for (size_t i = 0; i < measured; i++)
         add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE, false);
     info->measured = r.n > 0;
-    add_model(&r, p, threads, info);
+    add_model(&r, p, threads, weights_constant, info);
     /* nothing measured and no model: the rules' order, which knows no
      * times, is the least sure ranking there is */
     if (!info->measured && !info->model)
@@ -80,7 +80,8 @@ int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out
     return r.n;
 }
 
-int heur_select_solver(const struct conv_problem *p, int threads) {
+int heur_select_solver(const struct conv_problem *p, int threads, bool weights_constant) {
     struct heur_choice first;
-    return heur_rank(p, threads, &first, 1, NULL) == 1 ? first.solver : solver_reference_id();
+    return heur_rank(p, threads, weights_constant, &first, 1, NULL) == 1 ? first.solver
+                                                                         : solver_reference_id();
 }

@@ -191,11 +191,11 @@ bool ranking_model_predict(const struct ranking_model *m, const struct conv_prob
 }
 
 bool ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
-                        struct policy_ranking *out) {
+                        bool weights_constant, struct policy_ranking *out) {
     double log2_ms[SOLVER_MAX];
     if (!ranking_model_predict(m, p, threads, log2_ms))
         return false;
-    policy_rank(&m->meta, p, threads, log2_ms, out);
+    policy_rank(&m->meta, p, threads, weights_constant, log2_ms, out);
     return true;
 }
 
@@ -219,9 +219,12 @@ void ranking_model_status(char *buf, size_t cap) {
         const struct ranking_model *m = e->value;
         char path[RANKING_MODEL_PATH_MAX];
         ranking_model_path(env.dir, env.target, RANKING_MODEL_NET, path, sizeof path);
-        snprintf(buf, cap, "%s%s%s", path,
+        snprintf(buf, cap, "%s%s%s%s", path,
                  m->meta.bounds.present ? "" : " (no feature bounds: extrapolation not detected)",
-                 m->meta.limits.present ? "" : " (no machine limits: estimates not floored)");
+                 m->meta.limits.present ? "" : " (no machine limits: estimates not floored)",
+                 !m->meta.limits.present || m->meta.limits.weights.count > 0
+                     ? ""
+                     : " (no weights transform costs: per-call weights ranked as constant)");
     } else
         snprintf(buf, cap, "not used: %s", e ? e->error : "no cache entry");
 }

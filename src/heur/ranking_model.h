@@ -50,7 +50,7 @@ bool ranking_model_predict(const struct ranking_model *m, const struct conv_prob
  * floored estimates, extrapolation and the safe pick. False when the
  * prediction failed. */
 bool ranking_model_rank(const struct ranking_model *m, const struct conv_problem *p, int threads,
-                        struct policy_ranking *out);
+                        bool weights_constant, struct policy_ranking *out);
 
 const struct model_metadata *ranking_model_metadata(const struct ranking_model *m);
 

@@ -30,21 +30,23 @@ struct heur_info {
                     neither database nor model ranked it */
 };
 
-/* Writes up to max choices for p (measured on `threads` threads), best
+/* Writes up to max choices for p (run on `threads` threads, with weights
+ * declared constant or not: per-call weights add each solver's measured
+ * transform cost to the model's estimates, heur/policy.h), best
  * first: measured solvers fastest first, then the model's predictions
  * fastest first (heur/policy.h: floored, the safe pick first when it
  * extrapolates), then the rules' pick, then every other applicable solver
  * in registry order, the reference last. Returns the number written (>= 1
  * when max >= 1: the reference always applies). info may be NULL. */
-int heur_rank(const struct conv_problem *p, int threads, struct heur_choice *out, int max,
-              struct heur_info *info);
+int heur_rank(const struct conv_problem *p, int threads, bool weights_constant,
+              struct heur_choice *out, int max, struct heur_info *info);
 
 /* The rules' ranking alone, as heur_rank would give it for a problem the
  * database does not hold (convsel eval measures the rules with it). */
 int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int max);
 
 /* The first of heur_rank's choices. */
-int heur_select_solver(const struct conv_problem *p, int threads);
+int heur_select_solver(const struct conv_problem *p, int threads, bool weights_constant);
 
 /* The hand-written rules alone (fallback.c): always an applicable solver. */
 int heur_rules_solver(const struct conv_problem *p);

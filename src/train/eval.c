@@ -119,7 +119,7 @@ static int from_policy(const struct policy_ranking *pr, int ids[SOLVER_MAX],
 int eval_rank_library(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
                       double est_ms[SOLVER_MAX], bool *extrapolating) {
     struct policy_ranking pr;
-    if (!ranking_model_rank(ctx, &q->p, threads, &pr))
+    if (!ranking_model_rank(ctx, &q->p, threads, true, &pr))
         return -1;
     return from_policy(&pr, ids, est_ms, extrapolating);
 }
@@ -130,7 +130,7 @@ int eval_rank_trained(void *ctx, const struct ds_problem *q, int threads, int id
     double log2_ms[SOLVER_MAX];
     train_predict(t, &q->p, threads, log2_ms);
     struct policy_ranking pr;
-    policy_rank(&t->meta, &q->p, threads, log2_ms, &pr);
+    policy_rank(&t->meta, &q->p, threads, true, log2_ms, &pr);
     return from_policy(&pr, ids, est_ms, extrapolating);
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "convsel/convsel.h"
+#include "tune/descs.h"
+#include "tune/weights_probe.h"
 #include "util/clock.h"
 #include "util/machine.h"
 #include "util/noise_guard.h"
@@ -15,43 +17,6 @@
 #define MAX_RESULTS 32
 #define MAX_ATTEMPTS 3      /* measurements of one problem before calling it noisy */
 #define CALIBRATION_RUNS 10 /* per calibration solver: ~20 ms, several time slices */
-
-/* The descriptors of a problem. */
-struct descs {
-    convsel_tensor_desc_t x, y;
-    convsel_filter_desc_t w;
-    convsel_conv_desc_t conv;
-};
-
-static void descs_destroy(struct descs *d) {
-    convsel_tensor_desc_destroy(d->x);
-    convsel_tensor_desc_destroy(d->y);
-    convsel_filter_desc_destroy(d->w);
-    convsel_conv_desc_destroy(d->conv);
-    memset(d, 0, sizeof *d);
-}
-
-static bool descs_create(const struct conv_problem *p, struct descs *d) {
-    memset(d, 0, sizeof *d);
-    if (convsel_tensor_desc_create(&d->x) || convsel_tensor_desc_create(&d->y) ||
-        convsel_filter_desc_create(&d->w) || convsel_conv_desc_create(&d->conv)) {
-        descs_destroy(d);
-        return false;
-    }
-    convsel_tensor_desc_set_4d(d->x, p->layout, p->n, p->c, p->h, p->w);
-    convsel_tensor_desc_set_4d(d->y, p->layout, p->n, p->k, p->oh, p->ow);
-    convsel_filter_desc_set(d->w, p->filter_layout, p->k, p->c / p->groups, p->r, p->s);
-    convsel_conv_desc_set(d->conv, p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w,
-                          p->groups);
-    return true;
-}
-
-static float *random_buffer(size_t count, struct rng *r) {
-    float *v = malloc((count ? count : 1) * sizeof *v);
-    if (v)
-        rng_fill(r, v, count);
-    return v;
-}
 
 /* The calibration workload: two solvers with different threading (convsel's
  * pool and oneDNN's OpenMP), so that contention shows in either. */
@@ -258,10 +223,15 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
     const int have = ok ? perfdb_get_limits(t.db, t.machine, &limits, err, cap) : -1;
     if (have < 0)
         ok = false;
-    if (ok && have == 0) {
+    if (ok && have == 0)
         peak_measure(threads, &limits);
-        ok = !limits.present || perfdb_put_limits(t.db, t.machine, &limits, err, cap);
-    }
+    /* and what per-call weights cost each solver (tune/weights_probe.h),
+     * added to limits measured before it existed */
+    const bool probe = ok && limits.present && limits.weights.count == 0;
+    if (probe)
+        ok = weights_probe_measure(t.h, &limits.weights, err, cap);
+    if (ok && limits.present && (have == 0 || probe))
+        ok = perfdb_put_limits(t.db, t.machine, &limits, err, cap);
     s->total = list->n <= shard_i ? 0 : (list->n - shard_i + shard_n - 1) / shard_n;
     const int64_t t0 = clock_now_ns();
     if (ok && fn)

@@ -272,6 +272,45 @@ void peak_format(const struct machine_limits *l, char *buf, size_t cap) {
     for (int i = 0; i < l->levels && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%.0f:%.1f", i ? "," : "", l->level_bytes[i],
                               l->level_gbs[i]);
+    for (int i = 0; i < l->weights.count && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s:%.4g:%.4g",
+                              i ? "," : " weights=", l->weights.solver[i], l->weights.ns[i][0],
+                              l->weights.ns[i][1]);
+}
+
+/* ns per weight element: -1 (not measured) or in [0, 1e6]. */
+static bool weights_ns(const char *s, char **end, double *out) {
+    *out = strtod(s, end);
+    return *end != s && (*out == -1 || (*out >= 0 && *out <= 1e6));
+}
+
+/* "SOLVER:NS1:NS2,..." after "weights=". */
+static bool parse_weights(const char *s, struct weights_costs *w) {
+    while (*s) {
+        if (w->count == LIMITS_SOLVERS_MAX)
+            return false;
+        const char *colon = strchr(s, ':');
+        const size_t len = colon ? (size_t)(colon - s) : 0;
+        if (len == 0 || len >= LIMITS_NAME_MAX)
+            return false;
+        for (size_t i = 0; i < len; i++)
+            if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+                return false;
+        const int i = w->count;
+        memcpy(w->solver[i], s, len);
+        w->solver[i][len] = '\0';
+        char *end = NULL;
+        if (!weights_ns(colon + 1, &end, &w->ns[i][0]) || *end != ':' ||
+            !weights_ns(end + 1, &end, &w->ns[i][1]))
+            return false;
+        w->count++;
+        s = end;
+        if (*s == ',' && s[1] != '\0')
+            s++;
+        else if (*s != '\0')
+            return false;
+    }
+    return w->count > 0;
 }
 
 bool peak_parse(const char *text, struct machine_limits *out) {
@@ -283,7 +322,7 @@ bool peak_parse(const char *text, struct machine_limits *out) {
     if (!(out->peak_gflops > 0 && out->peak_gflops < 1e9) || strncmp(end, " bw=", 4) != 0)
         return false;
     const char *s = end + 4;
-    while (*s && out->levels < LIMITS_LEVELS_MAX) {
+    while (*s && *s != ' ' && out->levels < LIMITS_LEVELS_MAX) {
         const double bytes = strtod(s, &end);
         if (end == s || *end != ':')
             return false;
@@ -297,8 +336,28 @@ bool peak_parse(const char *text, struct machine_limits *out) {
         s = end;
         if (*s == ',')
             s++;
-        else if (*s != '\0')
+        else if (*s != '\0' && *s != ' ')
             return false;
     }
-    return out->present = *s == '\0' && out->levels > 0;
+    if (out->levels == 0)
+        return false;
+    if (strncmp(s, " weights=", 9) == 0 && !parse_weights(s + 9, &out->weights))
+        return false;
+    else if (*s != '\0' && strncmp(s, " weights=", 9) != 0)
+        return false;
+    return out->present = true;
+}
+
+double weights_cost_ms(const struct weights_costs *w, const char *name, bool pointwise,
+                       double w_elems) {
+    for (int i = 0; i < w->count; i++) {
+        if (strcmp(w->solver[i], name) != 0)
+            continue;
+        /* the other filter class's figure when this one was not measured */
+        double ns = w->ns[i][pointwise ? 0 : 1];
+        if (ns < 0)
+            ns = w->ns[i][pointwise ? 1 : 0];
+        return ns > 0 ? ns * w_elems * 1e-6 : 0;
+    }
+    return 0;
 }

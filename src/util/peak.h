@@ -19,12 +19,29 @@
 
 #define LIMITS_LEVELS_MAX 6
 
+#define LIMITS_SOLVERS_MAX 32
+#define LIMITS_NAME_MAX 32
+
+/* Per-call weights: what a solver pays to transform (reorder, pack,
+ * Winograd-transform) the weights on every call when they are not
+ * declared constant, in ns per weight element, [0] for 1x1 filters and
+ * [1] for larger ones (< 0: not measured). Measured by src/tune
+ * (weights_probe.h), since a model trained on constant-weights timings
+ * knows nothing of it: oneDNN's Winograd reorder costs ~10 ns per
+ * element, 24 ms on a 512 -> 512 3x3 layer whose convolution takes 1. */
+struct weights_costs {
+    int count;
+    char solver[LIMITS_SOLVERS_MAX][LIMITS_NAME_MAX];
+    double ns[LIMITS_SOLVERS_MAX][2];
+};
+
 struct machine_limits {
     bool present;
     double peak_gflops;                    /* fused multiply-add peak on the measured threads */
     int levels;                            /* memory levels measured, smallest working set first */
     double level_bytes[LIMITS_LEVELS_MAX]; /* the working set of each */
     double level_gbs[LIMITS_LEVELS_MAX];   /* read bandwidth there, GB/s */
+    struct weights_costs weights;          /* count 0: not measured */
 };
 
 /* FMA peak in GFLOP/s on `threads` threads (2 FLOPs per lane and FMA). */
@@ -36,9 +53,15 @@ double peak_bandwidth_gbs(size_t bytes, int threads);
 /* Both, at the working sets PEAK_LEVEL_BYTES (16 KiB .. 256 MiB). */
 void peak_measure(int threads, struct machine_limits *out);
 
-/* "peak_gflops=P bw=B:G,B:G,..." and back (the database's meta table
- * keeps it as text). parse: false on anything malformed or out of range. */
+/* "peak_gflops=P bw=B:G,B:G,... [weights=SOLVER:NS1:NS2,...]" and back
+ * (the database's meta table keeps it as text; NS -1: not measured).
+ * parse: false on anything malformed or out of range. */
 void peak_format(const struct machine_limits *l, char *buf, size_t cap);
 bool peak_parse(const char *text, struct machine_limits *out);
+
+/* The per-call cost in ms of solver `name` transforming p's w_elems
+ * weights (1x1 filters or not); 0 when not measured. */
+double weights_cost_ms(const struct weights_costs *w, const char *name, bool pointwise,
+                       double w_elems);
 
 #endif
