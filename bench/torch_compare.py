@@ -9,7 +9,7 @@ tensors (NCHW, KCRS, float32):
   torch      torch.nn.functional.conv2d
   immediate  convsel.conv2d, solver 'auto' (what a user gets)
   <solver>   convsel.conv2d with each applicable solver but the reference
-in ROUNDS rounds, each arm once per round, the order reversed every other
+in ROUNDS rounds, each arm once per round, in a new (seeded) order every
 round; a call shorter than 2 ms repeats within its slot. The oracle is the
 solver with the lowest median. Every convsel output is compared with
 torch's (max|y - y_torch| / max|y_torch|, at most 1e-3: the loosest stated
@@ -28,6 +28,7 @@ import argparse
 import csv
 import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -86,6 +87,13 @@ def gflop(p, oh, ow):
     return 2.0 * p["n"] * p["k"] * oh * ow * (p["c"] // p["groups"]) * p["r"] * p["s"] / 1e9
 
 
+# Between arms: the last arm's spinning threads (OpenMP's, torch's) go to
+# sleep before the next starts. Without it the arm after torch read up to
+# 6x slow, and torch after convsel's oneDNN arms up to 9x (rn50_conv1:
+# 1.0 and 9.0 ms in two runs).
+SETTLE_S = 0.01
+
+
 def time_arms(arms, rounds):
     """arms: name -> callable. Returns name -> list of per-call ms."""
     reps = {}
@@ -97,8 +105,15 @@ def time_arms(arms, rounds):
         reps[name] = max(1, min(1000, math.ceil(0.002 / max(once, 1e-7))))
     times = {name: [] for name in arms}
     names = list(arms)
+    order = random.Random(len(names))  # the same orders in every run
     for r in range(rounds):
-        for name in (names if r % 2 == 0 else names[::-1]):
+        # A new order each round: the arm after torch runs while torch's
+        # threads still spin, and a fixed neighbour of torch (immediate,
+        # in the reversed order of old) read 6x slow in some rounds
+        # (rn50_res4_1x1_expand: 10.3-67.6 ms on the oracle's solver).
+        order.shuffle(names)
+        for name in names:
+            time.sleep(SETTLE_S)
             fn, n = arms[name], reps[name]
             t0 = time.perf_counter()
             for _ in range(n):
