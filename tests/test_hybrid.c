@@ -160,6 +160,15 @@ static void modes(void) {
     /* the same problem on another thread count is another measurement */
     convsel_set_num_threads(h, 1);
     CHECK(forward_ok(h, &r, SIZE_MAX) && published() == hybrid_before + 2);
+    /* and with constant weights: per-call runs transformed the weights */
+    CHECK(convsel_set_weights_constant(h, 1) == CONVSEL_STATUS_SUCCESS);
+    CHECK(convsel_get_solutions(h, r.d.x, r.d.w, r.d.conv, r.d.y, 32, s, &n) ==
+              CONVSEL_STATUS_SUCCESS &&
+          n >= 1 && s[0].source != CONVSEL_RANKED_BY_MEASUREMENT);
+    CHECK(forward_ok(h, &r, SIZE_MAX) && published() == hybrid_before + 3);
+    CHECK(forward_ok(h, &r, SIZE_MAX) && published() == hybrid_before + 3);
+    convsel_set_weights_constant(h, 0);
+    CHECK(forward_ok(h, &r, SIZE_MAX) && published() == hybrid_before + 3);
     run_free(&r);
     convsel_handle_destroy(h);
 }

@@ -19,6 +19,7 @@
  * call is done. The first call costs the runs, the set-ups and this
  * bookkeeping; `convsel bench` reports it against MEASURED_ROUNDS times
  * each candidate's fastest run (hybrid's first call). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,9 +32,15 @@
 
 #define HYBRID_CANDIDATES 3
 
+/* The measurement's keys. Handles with per-call weights time each
+ * candidate transforming them and constant ones do not, so their winners
+ * differ (Winograd's transform is most of a per-call run): the weights
+ * mode goes with the machine ("avx512-2c-2t/per-call"). */
 static void keys_of(const convsel_handle_t h, const struct conv_problem *p, char *machine,
                     size_t machine_cap, char *key, size_t key_cap) {
-    machine_signature(h->num_threads, machine, machine_cap);
+    char sig[MACHINE_SIGNATURE_MAX - 16]; /* "avx512-2c-2t": room for the mode */
+    machine_signature(h->num_threads, sig, sizeof sig);
+    snprintf(machine, machine_cap, "%s/%s", sig, h->weights_constant ? "constant" : "per-call");
     problem_key_format(p, key, key_cap);
 }
 
