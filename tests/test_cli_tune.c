@@ -116,8 +116,23 @@ int main(void) {
         CHECK(db && perfdb_get_limits(db, sig, &l, e, sizeof e) == 1 && l.weights.count >= 3);
         CHECK(db && weights_cost_ms(&l.weights, "winograd_f4x3", false, 1e6) > 0 &&
               weights_cost_ms(&l.weights, "reference", false, 1e6) == 0);
+        bool constant = false;
+        CHECK(db && perfdb_get_weights_mode(db, sig, &constant, e, sizeof e) == 1 && constant);
         perfdb_close(db);
     }
+    /* one weights mode per database and machine: per-call timings are not
+     * mixed into constant ones */
+    snprintf(args, sizeof args, "%s --weights per-call --db %s", sample, test_tmp_path("all.db"));
+    CHECK(tune(args) != 0 && test_contains(out, "holds constant-weights timings") &&
+          test_contains(out, "--weights per-call would mix them"));
+    CHECK(rows_in(test_tmp_path("all.db")) == all);
+    snprintf(args, sizeof args, "--sample 2 --seed 5 --max-mflop 5 --weights per-call --db %s",
+             test_tmp_path("pc.db"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured"));
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 0 measured, 2 skipped"));
+    snprintf(args, sizeof args, "--sample 2 --seed 5 --max-mflop 5 --db %s",
+             test_tmp_path("pc.db"));
+    CHECK(tune(args) != 0 && test_contains(out, "holds per-call-weights timings"));
 
     /* shards 0/2 and 1/2 split the list; merged they hold the same problems */
     snprintf(args, sizeof args, "%s --shard 0/2 --db %s", sample, test_tmp_path("s0.db"));

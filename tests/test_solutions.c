@@ -5,6 +5,7 @@
  * falls to the rules, and AUTO runs the first solution. A corrupt or
  * missing database never fails a convolution (run in fresh processes:
  * the database is read once per process). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,10 @@ static void in_process(void) {
     convsel_handle_t h;
     convsel_handle_create(&h);
     convsel_set_num_threads(h, 2);
-    struct test_descs measured, other, unmeasured;
-    const struct test_problem pm = problem(8), po = problem(9), pu = problem(10);
+    struct test_descs measured, other, unmeasured, priced;
+    const struct test_problem pm = problem(8), po = problem(9), pu = problem(10), pp = problem(11);
     CHECK(test_descs_create(h, &pm, &measured) == 0 && test_descs_create(h, &po, &other) == 0 &&
-          test_descs_create(h, &pu, &unmeasured) == 0);
+          test_descs_create(h, &pu, &unmeasured) == 0 && test_descs_create(h, &pp, &priced) == 0);
     if (db) {
         record(db, h, &measured, 2, "winograd_f4x3", 0.3);
         record(db, h, &measured, 2, "im2col_gemm", 0.1);
@@ -83,6 +84,17 @@ static void in_process(void) {
         record(db, h, &measured, 2, "solver_from_the_future", 0.001); /* not in this build */
         record(db, h, &measured, 1, "reference", 0.0001);             /* another thread count */
         record(db, h, &other, 2, "im2col_gemm", 0.2);
+        record(db, h, &priced, 2, "winograd_f4x3", 0.05);
+        record(db, h, &priced, 2, "im2col_gemm", 0.1);
+        /* constant-weights timings (the mode is not recorded: constant),
+         * and what per-call weights cost winograd_f4x3 here */
+        struct machine_limits l = {.present = true, .peak_gflops = 400, .levels = 1};
+        l.level_bytes[0] = 16384, l.level_gbs[0] = 500;
+        l.weights =
+            (struct weights_costs){.count = 1, .solver = {"winograd_f4x3"}, .ns = {{-1, 100}}};
+        char sig[PERFDB_MACHINE_MAX];
+        machine_signature(2, sig, sizeof sig);
+        CHECK(perfdb_put_limits(db, sig, &l, err, sizeof err));
         perfdb_close(db);
     }
 
@@ -93,7 +105,9 @@ static void in_process(void) {
         CONVSEL_STATUS_SUCCESS);
     CHECK(n >= 3 && strcmp(s[0].name, "im2col_gemm") == 0 && s[0].time_ms == 0.1 &&
           s[0].source == CONVSEL_RANKED_BY_DATABASE);
-    CHECK(strcmp(s[1].name, "winograd_f4x3") == 0 && s[1].time_ms == 0.3 &&
+    /* the handle's weights are per-call (the default): 0.3 ms measured with
+     * constant ones, + 100 ns x 8 x 16 x 9 weights */
+    CHECK(strcmp(s[1].name, "winograd_f4x3") == 0 && fabs(s[1].time_ms - (0.3 + 0.1152)) < 1e-9 &&
           s[1].source == CONVSEL_RANKED_BY_DATABASE);
     CHECK(s[2].source == CONVSEL_RANKED_BY_RULES && s[2].time_ms < 0);
     for (int i = 0; i < n; i++)
@@ -107,6 +121,21 @@ static void in_process(void) {
                  CONVSEL_STATUS_SUCCESS);
     CHECK(strcmp(s[0].name, "im2col_gemm") == 0 && s[0].source == CONVSEL_RANKED_BY_DATABASE);
     check_ranking_invariants(h, &other, s, n);
+
+    /* per-call weights reorder the measurements (winograd: 0.05 + 100 ns x
+     * 11 x 16 x 9 = 0.2084 ms), constant ones do not */
+    CHECK_STATUS(h, convsel_get_solutions(h, priced.x, priced.w, priced.conv, priced.y, 16, s, &n),
+                 CONVSEL_STATUS_SUCCESS);
+    CHECK(n >= 2 && strcmp(s[0].name, "im2col_gemm") == 0 && s[0].time_ms == 0.1 &&
+          strcmp(s[1].name, "winograd_f4x3") == 0 && fabs(s[1].time_ms - 0.2084) < 1e-9);
+    convsel_set_weights_constant(h, 1);
+    CHECK_STATUS(h, convsel_get_solutions(h, priced.x, priced.w, priced.conv, priced.y, 16, s, &n),
+                 CONVSEL_STATUS_SUCCESS);
+    CHECK(n >= 2 && strcmp(s[0].name, "winograd_f4x3") == 0 && s[0].time_ms == 0.05 &&
+          s[0].source == CONVSEL_RANKED_BY_DATABASE);
+    CHECK(auto_workspace(h, &priced) == s[0].workspace_bytes);
+    convsel_set_weights_constant(h, 0);
+    CHECK(auto_workspace(h, &priced) == s[1].workspace_bytes); /* im2col_gemm's */
 
     /* not measured: the rules */
     CHECK_STATUS(h,
@@ -146,6 +175,7 @@ static void in_process(void) {
     test_descs_destroy(&measured);
     test_descs_destroy(&other);
     test_descs_destroy(&unmeasured);
+    test_descs_destroy(&priced);
     convsel_handle_destroy(h);
 }
 

@@ -496,11 +496,8 @@ bool perfdb_put_origin(struct perfdb *db, const struct conv_problem *p, const ch
     return true;
 }
 
-bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
-                       char *err, size_t err_cap) {
-    char key[PERFDB_MACHINE_MAX + 16], value[4096];
-    snprintf(key, sizeof key, "limits/%s", machine);
-    peak_format(l, value, sizeof value);
+bool perfdb_put_meta(struct perfdb *db, const char *key, const char *value, char *err,
+                     size_t err_cap) {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db->sql, "INSERT OR REPLACE INTO meta VALUES(?, ?)", -1, &st, NULL);
     if (rc == SQLITE_OK) {
@@ -510,34 +507,73 @@ bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct mach
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
-        say_sql(db, err, err_cap, "writing the machine's limits");
+        say_sql(db, err, err_cap, "writing the meta table");
         return false;
     }
     return true;
 }
 
-int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
-                      size_t err_cap) {
-    *out = (struct machine_limits){0};
+int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap, char *err,
+                    size_t err_cap) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
         SQLITE_OK) {
-        say_sql(db, err, err_cap, "reading the machine's limits");
+        say_sql(db, err, err_cap, "reading the meta table");
         return -1;
     }
-    char key[PERFDB_MACHINE_MAX + 16];
-    snprintf(key, sizeof key, "limits/%s", machine);
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     const int rc = sqlite3_step(st);
     int found = 0;
-    if (rc == SQLITE_ROW)
-        found = peak_parse((const char *)sqlite3_column_text(st, 0), out) ? 1 : 0;
-    else if (rc != SQLITE_DONE) {
-        say_sql(db, err, err_cap, "reading the machine's limits");
+    if (rc == SQLITE_ROW) {
+        /* TEXT only, and whole: a value edited into a number or a blob, or
+         * longer than the caller can hold, is not this key's */
+        const unsigned char *text = sqlite3_column_text(st, 0);
+        found = sqlite3_column_type(st, 0) == SQLITE_TEXT && text &&
+                (size_t)sqlite3_column_bytes(st, 0) < cap &&
+                snprintf(value, cap, "%s", (const char *)text) >= 0;
+    } else if (rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "reading the meta table");
         found = -1;
     }
     sqlite3_finalize(st);
     return found;
+}
+
+bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
+                       char *err, size_t err_cap) {
+    char key[PERFDB_MACHINE_MAX + 16], value[4096];
+    snprintf(key, sizeof key, "limits/%s", machine);
+    peak_format(l, value, sizeof value);
+    return perfdb_put_meta(db, key, value, err, err_cap);
+}
+
+int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
+                      size_t err_cap) {
+    *out = (struct machine_limits){0};
+    char key[PERFDB_MACHINE_MAX + 16], value[4096];
+    snprintf(key, sizeof key, "limits/%s", machine);
+    const int found = perfdb_get_meta(db, key, value, sizeof value, err, err_cap);
+    return found == 1 ? (peak_parse(value, out) ? 1 : 0) : found;
+}
+
+int perfdb_get_weights_mode(struct perfdb *db, const char *machine, bool *constant, char *err,
+                            size_t err_cap) {
+    char key[PERFDB_MACHINE_MAX + 16], value[32];
+    snprintf(key, sizeof key, "weights/%s", machine);
+    const int found = perfdb_get_meta(db, key, value, sizeof value, err, err_cap);
+    if (found != 1)
+        return found;
+    if (strcmp(value, "constant") != 0 && strcmp(value, "per-call") != 0)
+        return 0;
+    *constant = strcmp(value, "constant") == 0;
+    return 1;
+}
+
+bool perfdb_put_weights_mode(struct perfdb *db, const char *machine, bool constant, char *err,
+                             size_t err_cap) {
+    char key[PERFDB_MACHINE_MAX + 16];
+    snprintf(key, sizeof key, "weights/%s", machine);
+    return perfdb_put_meta(db, key, constant ? "constant" : "per-call", err, err_cap);
 }
 
 static const char *column_text(sqlite3_stmt *st, int col) {

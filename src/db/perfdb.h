@@ -101,6 +101,22 @@ typedef bool (*perfdb_origin_fn)(void *ctx, const char *problem_key, const char 
 int64_t perfdb_for_each_origin(struct perfdb *db, perfdb_origin_fn fn, void *ctx, char *err,
                                size_t err_cap);
 
+/* One value of the meta table: put replaces; get returns 1 found (a TEXT
+ * value shorter than cap), 0 not there (or not such a value), -1 error. */
+bool perfdb_put_meta(struct perfdb *db, const char *key, const char *value, char *err,
+                     size_t err_cap);
+int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap, char *err,
+                    size_t err_cap);
+
+/* Whether `machine`'s timings were taken with constant weights (tune's
+ * default) or per-call ones, kept as "weights/<machine>": get returns 1
+ * (*constant set), 0 not recorded (databases from before it: constant,
+ * the only mode tune had by default), -1 error. */
+int perfdb_get_weights_mode(struct perfdb *db, const char *machine, bool *constant, char *err,
+                            size_t err_cap);
+bool perfdb_put_weights_mode(struct perfdb *db, const char *machine, bool constant, char *err,
+                             size_t err_cap);
+
 /* The machine's limits (util/peak.h) measured when `machine` was tuned,
  * kept in the meta table as "limits/<machine>". put replaces; get returns
  * 1 found, 0 not there (or malformed: not used), -1 error. */

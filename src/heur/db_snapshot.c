@@ -20,9 +20,13 @@
 
 #define MAX_ENTRIES (4u << 20)
 
+#define MAX_MACHINES 16 /* machines whose weights mode and costs are kept */
+
 static struct {
     struct db_entry *entries;
     size_t count;
+    struct db_machine machines[MAX_MACHINES];
+    int machine_count;
     char status[PATH_MAX + PERFDB_ERROR_MAX + 128];
 } snap;
 
@@ -79,6 +83,24 @@ static void drop_all(void) {
     snap.entries = NULL, snap.count = 0;
 }
 
+/* For each machine of the (sorted) entries: the weights mode its timings
+ * were taken in and its per-call weights costs. A value that is missing
+ * or malformed leaves the defaults: constant, no costs. */
+static void load_machines(struct perfdb *db) {
+    for (size_t i = 0; i < snap.count && snap.machine_count < MAX_MACHINES; i++) {
+        if (i > 0 && strcmp(snap.entries[i].machine, snap.entries[i - 1].machine) == 0)
+            continue;
+        struct db_machine *m = &snap.machines[snap.machine_count++];
+        char err[PERFDB_ERROR_MAX];
+        struct machine_limits limits;
+        m->machine = snap.entries[i].machine;
+        m->weights_constant = true;
+        perfdb_get_weights_mode(db, m->machine, &m->weights_constant, err, sizeof err);
+        if (perfdb_get_limits(db, m->machine, &limits, err, sizeof err) == 1)
+            m->weights = limits.weights;
+    }
+}
+
 static void load(void) {
     char path[PATH_MAX], err[PERFDB_ERROR_MAX];
     const char *named = getenv("CONVSEL_DB");
@@ -99,6 +121,10 @@ static void load(void) {
     struct loader l = {0};
     struct perfdb_scan scan;
     const int64_t read = db ? perfdb_for_each(db, keep, &l, &scan, err, sizeof err) : -1;
+    if (read >= 0 && !l.out_of_memory && snap.count > 0) {
+        qsort(snap.entries, snap.count, sizeof *snap.entries, by_key_then_time);
+        load_machines(db);
+    }
     perfdb_close(db);
     if (read < 0 || l.out_of_memory) {
         drop_all();
@@ -109,8 +135,6 @@ static void load(void) {
         return;
     }
     measurement_counts_add_scan(&l.counts, &scan);
-    if (snap.count > 0) /* qsort wants a valid pointer even for 0 elements */
-        qsort(snap.entries, snap.count, sizeof *snap.entries, by_key_then_time);
     char counts[512];
     measurement_counts_describe(&l.counts, counts, sizeof counts);
     snprintf(snap.status, sizeof snap.status, "%s: %s", path, counts);
@@ -135,6 +159,14 @@ size_t db_snapshot_find(const char *machine, const char *problem_key,
         n++;
     *first = n ? &snap.entries[lo] : NULL;
     return n;
+}
+
+const struct db_machine *db_snapshot_machine(const char *machine) {
+    pthread_once(&snap_once, load);
+    for (int i = 0; i < snap.machine_count; i++)
+        if (strcmp(snap.machines[i].machine, machine) == 0)
+            return &snap.machines[i];
+    return NULL;
 }
 
 const char *db_snapshot_status(void) {

@@ -10,7 +10,10 @@
 #ifndef CONVSEL_HEUR_DB_SNAPSHOT_H
 #define CONVSEL_HEUR_DB_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "util/peak.h"
 
 struct db_entry {
     const char *machine;
@@ -23,6 +26,18 @@ struct db_entry {
  * 0). The entries live until the process exits. */
 size_t db_snapshot_find(const char *machine, const char *problem_key,
                         const struct db_entry **first);
+
+/* What the timings of one machine are: taken with constant weights or
+ * per-call ones (perfdb_get_weights_mode; constant when not recorded),
+ * and what per-call weights cost each solver there (count 0: unknown). */
+struct db_machine {
+    const char *machine;
+    bool weights_constant;
+    struct weights_costs weights;
+};
+
+/* The machine's record, or NULL when the database has no timings of it. */
+const struct db_machine *db_snapshot_machine(const char *machine);
 
 /* One line on the database's state for the CLI: "PATH: N records",
  * "PATH: absent", or the reason it was not used. */

@@ -8,6 +8,7 @@
 #include "heur/ranking_model.h"
 #include "heur/select.h"
 #include "solvers/solver.h"
+#include "util/stats.h"
 
 struct ranking {
     struct heur_choice *out;
@@ -50,6 +51,22 @@ static void add_model(struct ranking *r, const struct conv_problem *p, int threa
         add(r, p, pr.order[i], pr.ms[pr.order[i]], CONVSEL_RANKED_BY_MODEL, pr.extrapolating);
 }
 
+/* The costs to add to a machine's database timings for a handle: none
+ * when the handle's weights mode is the one they were taken in; for
+ * per-call weights over constant-weights timings, the database's own
+ * measured costs, else the model's. (Per-call timings for a constant
+ * handle are left as they are: an overestimate only of the solvers that
+ * transform, never a trap.) */
+static const struct weights_costs *db_weights_costs(const struct db_machine *dm,
+                                                    bool weights_constant) {
+    if (dm == NULL || weights_constant || !dm->weights_constant)
+        return NULL;
+    if (dm->weights.count > 0)
+        return &dm->weights;
+    const struct ranking_model *m = ranking_model_get();
+    return m ? &ranking_model_metadata(m)->limits.weights : NULL;
+}
+
 int heur_rank_rules(const struct conv_problem *p, struct heur_choice *out, int max) {
     struct ranking r = {.out = out, .max = max};
     add_rules(&r, p);
@@ -68,8 +85,21 @@ int heur_rank(const struct conv_problem *p, int threads, bool weights_constant,
     problem_key_format(p, key, sizeof key);
     const struct db_entry *e = NULL;
     const size_t measured = db_snapshot_find(machine, key, &e);
-    for (size_t i = 0; i < measured; i++)
-        add(&r, p, e[i].solver, e[i].median_ms, CONVSEL_RANKED_BY_DATABASE, false);
+    double ms[SOLVER_MAX];
+    int order[SOLVER_MAX], n = 0;
+    const struct db_machine *dm = measured ? db_snapshot_machine(machine) : NULL;
+    const struct weights_costs *costs = db_weights_costs(dm, weights_constant);
+    for (size_t i = 0; i < measured && n < SOLVER_MAX; i++) {
+        ms[n] = e[i].median_ms;
+        if (costs)
+            ms[n] += weights_cost_ms(costs, solver_get(e[i].solver)->name, p->r == 1 && p->s == 1,
+                                     (double)p->w_elems);
+        order[n] = n;
+        n++;
+    }
+    stats_order_by_time(ms, order, n);
+    for (int i = 0; i < n; i++)
+        add(&r, p, e[order[i]].solver, ms[order[i]], CONVSEL_RANKED_BY_DATABASE, false);
     info->measured = r.n > 0;
     add_model(&r, p, threads, weights_constant, info);
     /* nothing measured and no model: the rules' order, which knows no

@@ -188,6 +188,32 @@ done:
     return result;
 }
 
+/* One database holds one weights mode per machine: the ranking prices
+ * per-call weights on top of constant-weights timings, and a mix could
+ * not be told apart. A database from before the mode was recorded holds
+ * constant-weights timings (tune's default then and now). */
+static bool check_weights_mode(struct tuner *t, bool constant, char *err, size_t cap) {
+    bool recorded = true;
+    const int have = perfdb_get_weights_mode(t->db, t->machine, &recorded, err, cap);
+    if (have < 0)
+        return false;
+    if (have == 0) {
+        const int64_t rows = perfdb_count(t->db, err, cap);
+        if (rows < 0)
+            return false;
+        recorded = rows > 0 ? true : constant;
+    }
+    if (recorded != constant) {
+        snprintf(err, cap,
+                 "the database holds %s-weights timings for %s; --weights %s would mix them "
+                 "(tune into another database)",
+                 recorded ? "constant" : "per-call", t->machine,
+                 constant ? "constant" : "per-call");
+        return false;
+    }
+    return have == 1 || perfdb_put_weights_mode(t->db, t->machine, constant, err, cap);
+}
+
 enum tune_result tune_run(const struct tune_options *o, const struct problem_list *list,
                           tune_progress_fn fn, void *ctx, struct tune_summary *s, char *err,
                           size_t cap) {
@@ -232,6 +258,8 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
         ok = weights_probe_measure(t.h, &limits.weights, err, cap);
     if (ok && limits.present && (have == 0 || probe))
         ok = perfdb_put_limits(t.db, t.machine, &limits, err, cap);
+    if (ok)
+        ok = check_weights_mode(&t, o->weights_constant, err, cap);
     s->total = list->n <= shard_i ? 0 : (list->n - shard_i + shard_n - 1) / shard_n;
     const int64_t t0 = clock_now_ns();
     if (ok && fn)
