@@ -88,6 +88,7 @@ void convsel_handle_destroy(convsel_handle_t handle) {
     if (handle != NULL) {
         thread_pool_destroy(handle->pool);
         plan_cache_destroy(handle->plans);
+        free(handle->picks);
     }
     free(handle);
 }

@@ -12,6 +12,7 @@
 
 struct thread_pool;
 struct plan_cache;
+struct pick_memo;
 
 struct convsel_handle {
     int num_threads;
@@ -19,6 +20,7 @@ struct convsel_handle {
     convsel_find_mode_t find_mode; /* convsel_set_find_mode; CONVSEL_FIND_MODE at creation */
     struct thread_pool *pool;      /* created on first use, for num_threads > 1 */
     struct plan_cache *plans;      /* solvers' set-up per problem, created on first use */
+    struct pick_memo *picks;       /* immediate mode's picks (api/pick_memo.h), on first use */
     char error[HANDLE_ERROR_MAX];  /* last failing call's message */
 };
 

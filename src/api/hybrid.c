@@ -25,6 +25,7 @@
 
 #include "api/handle.h"
 #include "api/hybrid.h"
+#include "api/pick_memo.h"
 #include "heur/measured.h"
 #include "heur/select.h"
 #include "util/clock.h"
@@ -58,7 +59,15 @@ int hybrid_pick(convsel_handle_t h, const struct conv_problem *p, size_t workspa
     for (int i = 0; m && i < m->n; i++)
         if (solver_get(m->solver[i])->workspace_size(p) <= workspace_bytes)
             return m->solver[i];
-    return heur_select_solver(p, h->num_threads, h->weights_constant);
+    if (h->picks == NULL && (h->picks = malloc(sizeof *h->picks)) != NULL)
+        pick_memo_init(h->picks);
+    int id = h->picks ? pick_memo_find(h->picks, p, h->num_threads, h->weights_constant) : -1;
+    if (id < 0) {
+        id = heur_select_solver(p, h->num_threads, h->weights_constant);
+        if (h->picks)
+            pick_memo_put(h->picks, p, h->num_threads, h->weights_constant, id);
+    }
+    return id;
 }
 
 /* The solvers to time: the ranking's first HYBRID_CANDIDATES (hybrid) or
