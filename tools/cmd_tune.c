@@ -32,7 +32,10 @@ static const char summary[] =
     "problem still measured on a busy machine is not stored (a later run retries it).\n"
     "Weights are declared constant (convsel_set_weights_constant), as in inference and in\n"
     "convsel bench: solvers that transform them do so once; --weights per-call measures\n"
-    "every call transforming them.\n"
+    "every call transforming them. A database holds one mode per machine (recorded; tune\n"
+    "refuses to mix them). Once per database and machine, tune also measures the FMA peak,\n"
+    "the bandwidth and what per-call weights cost each solver (ns per weight element),\n"
+    "which the ranking adds for handles whose weights are not constant.\n"
     "Ends with 'tune: M measured, S skipped, F failed, B noisy (N problems in this shard)'.";
 
 struct tune_flags {
