@@ -9,23 +9,13 @@
 #include "problem_builder.h"
 #include "testutil.h"
 
+/* c -> k channels, 3x3, pad 1, on 14x14, from its key. */
 static struct conv_problem problem(int64_t c, int64_t k) {
-    struct conv_problem p = {.n = 1,
-                             .c = c,
-                             .h = 14,
-                             .w = 14,
-                             .k = k,
-                             .r = 3,
-                             .s = 3,
-                             .pad_h = 1,
-                             .pad_w = 1,
-                             .stride_h = 1,
-                             .stride_w = 1,
-                             .dil_h = 1,
-                             .dil_w = 1,
-                             .groups = 1};
-    char err[PROBLEM_ERROR_MAX];
-    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    char key[CONVSEL_PROBLEM_KEY_MAX], err[PROBLEM_ERROR_MAX];
+    snprintf(key, sizeof key, "%lld-14-14-3x3-%lld-14-14-1-1x1-1x1-1x1-g1-NCHW-FP32-F",
+             (long long)c, (long long)k);
+    struct conv_problem p;
+    CHECK(problem_key_parse(key, &p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
     return p;
 }
 
