@@ -52,14 +52,19 @@ int main(void) {
     at = strstr(out, "top1 = ");
     CHECK(at && sscanf(at, "top1 = %d/%d", &top1, &of) == 2 && of == 3 && top1 >= 0 && top1 <= 3);
     CHECK(strstr(out, "(rules)") != NULL);
-    /* hybrid's first calls, when any measured: the max is at least the median */
+    /* hybrid's first calls, when any measured: the max is at least the
+     * median, and a first call costs at least the runs it timed */
     const char *fc = strstr(out, "hybrid first calls: ");
     if (fc) {
-        int measured = 0;
-        double med = 0, most = -1;
-        CHECK(sscanf(fc, "hybrid first calls: %d measured, their cost median %lfx (max %lfx)",
-                     &measured, &med, &most) == 3 &&
-              measured > 0 && most >= med && med > 0);
+        int measured = 0, each = 0;
+        double med = 0, most = -1, steady = 0, steady_most = -1;
+        CHECK(sscanf(fc,
+                     "hybrid first calls: %d measured, their cost median %lfx (max %lfx) the runs "
+                     "they timed, %lfx (max %lfx) the candidates' steady runs (%d of each)",
+                     &measured, &med, &most, &steady, &steady_most, &each) == 6 &&
+              measured > 0 && most >= med && med >= 1 && steady_most >= steady && steady > 0 &&
+              each == 2);
+        CHECK(strstr(out, "x the runs it timed, ") != NULL);
     } /* no database here: the rules chose */
     CHECK(strstr(out, "FAILED") == NULL);
     char csv_path[512];

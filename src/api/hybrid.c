@@ -140,6 +140,7 @@ convsel_status_t hybrid_forward(convsel_handle_t h, const struct conv_problem *p
                 const int64_t r0 = clock_now_ns();
                 st = solver_run(solver_get(cand[i]), &args);
                 const double ms = (double)(clock_now_ns() - r0) * 1e-6;
+                m.runs_ms += ms;
                 if (st == CONVSEL_STATUS_NOT_SUPPORTED) { /* a backend that found no kernel */
                     st = CONVSEL_STATUS_SUCCESS;
                     continue;

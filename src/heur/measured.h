@@ -32,6 +32,7 @@ struct measured {
     int solver[MEASURED_MAX]; /* registry ids */
     double ms[MEASURED_MAX];
     double total_ms; /* the whole first call: set-up, runs and bookkeeping */
+    double runs_ms;  /* the timed runs alone, every round of every candidate, as they ran */
 };
 
 /* A claim on a key the caller must measure and publish. */
