@@ -29,7 +29,7 @@ build-tsan: deps
 build-fuzz: deps
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCONVSEL_FUZZ=ON -DCONVSEL_SANITIZE=address,undefined -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
-	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_model_loader fuzz_problem_key fuzz_metadata fuzz_csv
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_model_loader fuzz_problem_key fuzz_metadata fuzz_csv fuzz_limits
 
 # Bounded fuzzing runs: the model loader (FUZZ_SECONDS, default 60), the
 # problem-key parser, the model-metadata reader and the CSV reader (a
@@ -39,6 +39,7 @@ fuzz: build-fuzz
 	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_problem_key $$(( $(FUZZ_SECONDS) / 4 )) key
 	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_metadata $$(( $(FUZZ_SECONDS) / 4 )) metadata
 	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_csv $$(( $(FUZZ_SECONDS) / 4 )) csv
+	bash scripts/run-fuzz.sh $(BUILD_FUZZ)/fuzz_limits $$(( $(FUZZ_SECONDS) / 4 )) limits
 
 # The main job on the embedded default: ResNet-50's 3x3 layer, verified.
 run: build

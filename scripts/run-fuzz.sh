@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer target for a bounded time on a seeded corpus.
-# Usage: run-fuzz.sh FUZZER SECONDS model|key|metadata|csv [extra libFuzzer flags...]
+# Usage: run-fuzz.sh FUZZER SECONDS model|key|metadata|csv|limits [extra libFuzzer flags...]
 #   model: the repository's seed models (tests/fuzz/seeds, regressions) and,
 #          when ../shared is present, the real model files; model.dict
 #   key:   tests/fuzz/key-seeds
 #   metadata: tests/fuzz/metadata-seeds and MIOpen's metadata files from ../shared
 #   csv:   tests/fuzz/csv-seeds and the start of each corpus file (data/networks)
+#   limits: tests/fuzz/limits-seeds (the meta table's limits text)
 # Exits non-zero if the fuzzer finds a crash, leak or timeout; the input is
 # left in <build>/fuzz-artifacts/ (copy it to tests/fuzz/regressions/).
 set -euo pipefail
@@ -21,12 +22,15 @@ mkdir -p "$corpus" "$artifacts"
 dict=()
 if [ "$kind" = key ]; then
   cp "$root"/tests/fuzz/key-seeds/* "$corpus/"
+elif [ "$kind" = limits ]; then
+  cp "$root"/tests/fuzz/limits-seeds/* "$corpus/"
 elif [ "$kind" = csv ]; then
   cp "$root"/tests/fuzz/csv-seeds/* "$corpus/"
   for f in "$root"/data/networks/*.csv; do head -c 60000 "$f" > "$corpus/$(basename "$f")"; done
 elif [ "$kind" = metadata ]; then
   dict=(-dict="$root/tests/fuzz/model.dict")
   cp "$root"/tests/fuzz/metadata-seeds/* "$corpus/"
+  cp "$root"/models/*_metadata.tn.model "$corpus/" # bounds, limits, weights costs, safe lists
   if [ -d "$root/../shared/miopen-ai-models" ]; then
     cp "$root"/../shared/miopen-ai-models/*metadata* "$corpus/"
   fi

@@ -332,6 +332,13 @@ static void schema_and_extras(void) {
         if (!CHECK(!peak_parse(bad_limits[i], &back)))
             printf("  parsed: %s\n", bad_limits[i]);
     CHECK(peak_parse("peak_gflops=400 bw=16384:500", &back) && back.weights.count == 0);
+    /* what parses formats to what parses (fuzz_limits' first finding: a
+     * bandwidth of .0039 was written back as "0.0"); bytes are whole */
+    CHECK(peak_parse("peak_gflops=0.01 bw=16384:.0039", &back));
+    char text[4096];
+    peak_format(&back, text, sizeof text);
+    CHECK(peak_parse(text, &back) && back.level_gbs[0] == 0.0039 && back.peak_gflops == 0.01);
+    CHECK(!peak_parse("peak_gflops=400 bw=1.5:500", &back));
     CHECK(peak_parse("peak_gflops=400 bw=16384:500,262144:300 weights=a_1:0:-1", &back) &&
           back.levels == 2 && back.weights.count == 1 && back.weights.ns[0][1] == -1);
     /* invalid times are refused by put, whole batch */

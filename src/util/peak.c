@@ -268,9 +268,11 @@ void peak_measure(int threads, struct machine_limits *out) {
 }
 
 void peak_format(const struct machine_limits *l, char *buf, size_t cap) {
-    size_t n = (size_t)snprintf(buf, cap, "peak_gflops=%.1f bw=", l->peak_gflops);
+    /* %.9g: what parse accepts, it must read back (a bandwidth of 0.0039
+     * written as "0.0" would not parse: fuzz_limits' first finding) */
+    size_t n = (size_t)snprintf(buf, cap, "peak_gflops=%.9g bw=", l->peak_gflops);
     for (int i = 0; i < l->levels && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%.0f:%.1f", i ? "," : "", l->level_bytes[i],
+        n += (size_t)snprintf(buf + n, cap - n, "%s%.0f:%.9g", i ? "," : "", l->level_bytes[i],
                               l->level_gbs[i]);
     for (int i = 0; i < l->weights.count && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s:%.4g:%.4g",
@@ -328,8 +330,8 @@ bool peak_parse(const char *text, struct machine_limits *out) {
             return false;
         s = end + 1;
         const double gbs = strtod(s, &end);
-        if (end == s || !(bytes >= 1 && bytes < 1e15 && gbs > 0 && gbs < 1e9) ||
-            (out->levels && bytes <= out->level_bytes[out->levels - 1]))
+        if (end == s || !(bytes >= 1 && bytes < 1e15 && bytes == floor(bytes)) ||
+            !(gbs > 0 && gbs < 1e9) || (out->levels && bytes <= out->level_bytes[out->levels - 1]))
             return false;
         out->level_bytes[out->levels] = bytes;
         out->level_gbs[out->levels++] = gbs;
