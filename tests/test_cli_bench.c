@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/perfdb.h"
 #include "testutil.h"
 
 static char out[1 << 16];
@@ -21,12 +22,76 @@ static const char *write_file(const char *name, const char *text) {
     return path;
 }
 
-static int bench(const char *args) {
+static int bench_db(const char *db, const char *args) {
     char env[512], line[1024];
-    /* an empty database: immediate mode ranks by the rules whatever the user has tuned */
-    snprintf(env, sizeof env, "CONVSEL_DB=%s", test_tmp_path("empty.db"));
+    snprintf(env, sizeof env, "CONVSEL_DB=%s", test_tmp_path(db));
     snprintf(line, sizeof line, "bench %s", args);
     return test_convsel(env, line, out, sizeof out);
+}
+
+/* An empty database: immediate mode ranks by the rules whatever the user has tuned. */
+static int bench(const char *args) {
+    return bench_db("empty.db", args);
+}
+
+/* The immediate pick on `name`'s line: "<pick> <ratio> (<source>)" ends it. */
+static bool immediate_pick(const char *name, char *pick, size_t cap, char *source) {
+    char start[64];
+    snprintf(start, sizeof start, "\n%s ", name);
+    const char *at = strstr(out, start);
+    const char *end = at ? strchr(at + 1, '\n') : NULL;
+    if (!end)
+        return false;
+    char line[1024], *tok[64];
+    snprintf(line, sizeof line, "%.*s", (int)(end - at - 1), at + 1);
+    int n = 0;
+    for (char *t = strtok(line, " "); t && n < 64; t = strtok(NULL, " "))
+        tok[n++] = t;
+    if (n < 3)
+        return false;
+    snprintf(pick, cap, "%s", tok[n - 3]);
+    snprintf(source, 32, "%s", tok[n - 1]);
+    return true;
+}
+
+/* bench's immediate pick is made in the bench's weights mode: a database
+ * whose constant-weights timings put winograd_f4x3 first, and whose
+ * per-call costs put it last. */
+static void weights_mode(void) {
+    char err[PERFDB_ERROR_MAX], sig[PERFDB_MACHINE_MAX], args[1024], good[512], text[512];
+    snprintf(text, sizeof text, "%ssmall_3x3,1,16,12,12,16,3,3,1,1,1,1,1,1,1\n", header);
+    /* test_tmp_path's buffer is reused: a copy */
+    snprintf(good, sizeof good, "%s", write_file("priced.csv", text));
+    struct perfdb *db = perfdb_open(test_tmp_path("priced.db"), false, 0, err, sizeof err);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    machine_signature(2, sig, sizeof sig);
+    const char *solvers[2] = {"winograd_f4x3", "im2col_gemm"};
+    for (int i = 0; i < 2; i++) {
+        struct perfdb_record r = {.median_ms = 0.001 * (i + 1), .runs = 5};
+        r.min_ms = r.max_ms = r.median_ms;
+        snprintf(r.machine, sizeof r.machine, "%s", sig);
+        snprintf(r.solver, sizeof r.solver, "%s", solvers[i]);
+        CHECK(problem_key_parse("16-12-12-3x3-16-12-12-1-1x1-1x1-1x1-g1-NCHW-FP32-F", &r.problem,
+                                err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+        CHECK(perfdb_put(db, &r, 1, err, sizeof err));
+    }
+    struct machine_limits l = {.present = true, .peak_gflops = 400, .levels = 1};
+    l.level_bytes[0] = 16384, l.level_gbs[0] = 500;
+    l.weights = (struct weights_costs){.count = 1, .solver = {"winograd_f4x3"}, .ns = {{-1, 1e3}}};
+    CHECK(perfdb_put_limits(db, sig, &l, err, sizeof err));
+    perfdb_close(db);
+    char pick[64], source[32];
+    snprintf(args, sizeof args, "--problems %s --threads 2 --min-time 0.05", good);
+    CHECK(bench_db("priced.db", args) == 0 &&
+          immediate_pick("small_3x3", pick, sizeof pick, source) &&
+          strcmp(pick, "winograd_f4x3") == 0 && strcmp(source, "(database)") == 0);
+    snprintf(args, sizeof args, "--problems %s --threads 2 --min-time 0.05 --weights per-call",
+             good);
+    CHECK(bench_db("priced.db", args) == 0 &&
+          immediate_pick("small_3x3", pick, sizeof pick, source) &&
+          strcmp(pick, "im2col_gemm") == 0 && strcmp(source, "(database)") == 0);
 }
 
 int main(void) {
@@ -96,6 +161,8 @@ int main(void) {
     CHECK(bench(args) == 2 && strstr(out, "--min-time 61: must be in 0..60 seconds"));
     snprintf(args, sizeof args, "--problems %s --min-time inf", good);
     CHECK(bench(args) == 2 && strstr(out, "'--min-time' expects a finite number, got 'inf'"));
+
+    weights_mode();
 
     /* malformed files */
     snprintf(args, sizeof args, "--problems %s", write_file("hdr.csv", "name,n,c\nx,1,2\n"));

@@ -190,7 +190,8 @@ int cmd_bench(int argc, char **argv) {
     convsel_handle_create(&h);
     convsel_set_num_threads(h, (int)threads); /* the machine signature immediate mode looks up */
     convsel_set_find_mode(h, CONVSEL_FIND_MODE_IMMEDIATE);
-    convsel_handle_t hh; /* hybrid mode's handle */
+    convsel_set_weights_constant(h, weights_constant); /* its ranking prices per-call weights */
+    convsel_handle_t hh;                               /* hybrid mode's handle */
     convsel_handle_create(&hh);
     convsel_set_num_threads(hh, (int)threads);
     convsel_set_find_mode(hh, CONVSEL_FIND_MODE_HYBRID);
