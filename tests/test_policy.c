@@ -162,6 +162,23 @@ static void extrapolation_and_safe_pick(void) {
     l2[od] = 0, l2[dw] = 4;
     policy_rank(&md, &d, 2, true, l2, &r);
     CHECK(r.extrapolating && r.order[0] == dw);
+
+    /* among the first POLICY_SAFE_CHOICES applicable safe solvers, the
+     * model's order decides; a safe solver further down the list does not
+     * count (DeepLab's 3x3 at dilation 36: onednn_gemm, first on the list,
+     * ran 7.8x slower than onednn_direct, second) */
+    CHECK(POLICY_SAFE_CHOICES == 2);
+    md.safe_count[0] = 3, md.safe[0][0] = og, md.safe[0][1] = od, md.safe[0][2] = im;
+    all_nan(l2);
+    l2[od] = 1, l2[og] = 2, l2[im] = 0; /* the model: im2col, direct, gemm */
+    policy_rank(&md, &p, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == od && r.order[1] == im && r.order[2] == og);
+    l2[od] = 3; /* now gemm before direct */
+    policy_rank(&md, &p, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == og && r.order[1] == im && r.order[2] == od);
+    md.safe[0][0] = dw; /* not applicable: direct and im2col are the two choices */
+    policy_rank(&md, &p, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == im);
 }
 
 static void unsure_margin(void) {

@@ -93,17 +93,23 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
     if (out->extrapolating && !shape_inside) {
         /* the first applicable solver of the kind's safe list goes first */
         const int kind = policy_kind(p);
-        for (int i = 0; i < meta->safe_count[kind]; i++) {
+        int best = -1, found = 0;
+        for (int i = 0; i < meta->safe_count[kind] && found < POLICY_SAFE_CHOICES; i++) {
             const int id = solver_find(meta->solver_names[meta->safe[kind][i]]);
             int at = 0;
             while (at < out->n && out->order[at] != id)
                 at++;
             if (at == out->n)
                 continue;
-            for (; at > 0; at--)
+            found++;
+            if (best < 0 || at < best)
+                best = at; /* the model's order among the safe ones */
+        }
+        if (best >= 0) {
+            const int id = out->order[best];
+            for (int at = best; at > 0; at--)
                 out->order[at] = out->order[at - 1];
             out->order[0] = id;
-            break;
         }
     }
     out->unsure =

@@ -16,10 +16,15 @@
  *    seen anything like; its numbers there are guesses (the WaveNet layer
  *    4000 wide: 5x-80000x off). Without bounds in the metadata, this is
  *    not detected (said once by ranking_model_status).
- * 3. The pick when extrapolating: the solver with the lowest 99th
+ * 3. The pick when extrapolating: of the solvers with the lowest 99th
  *    percentile of regret over the training problems of the same kind
- *    (dense, grouped, depthwise) that applies -- the one whose worst cases
- *    were mildest (metadata "safe"); the model's order follows. On the
+ *    (dense, grouped, depthwise) -- those whose worst cases were mildest
+ *    (metadata "safe") -- the first POLICY_SAFE_CHOICES that apply, and of
+ *    those the one the model ranks first; the model's order follows.
+ *    With one choice, DeepLab's 3x3 at dilation 36 on 33x33 went to
+ *    oneDNN's GEMM at 7.8x the time of its direct solver, second on the
+ *    list (leave-one-family-out: top-1 84.6 -> 84.8 %, regret 1.022 ->
+ *    1.021 with two). On the
  *    shipped data that is oneDNN's GEMM for dense and grouped layers
  *    (p99 7.0x and 3.8x, against 260x for the direct solver), convsel's
  *    depthwise for depthwise ones (3.1x) (figures of the 2026-11-30
@@ -40,6 +45,10 @@
 
 /* Predictions within this factor of the best are too close to call. */
 #define POLICY_UNSURE_MARGIN 1.25
+
+/* When extrapolating, the pick is the one the model ranks first among the
+ * first POLICY_SAFE_CHOICES applicable solvers of the kind's safe list. */
+#define POLICY_SAFE_CHOICES 2
 
 struct policy_ranking {
     int order[SOLVER_MAX]; /* applicable solvers the model knows, first = the pick */
