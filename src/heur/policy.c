@@ -23,6 +23,11 @@ double policy_floor_ms(const struct machine_limits *l, const struct conv_problem
     return 1e3 * (compute_s > memory_s ? compute_s : memory_s);
 }
 
+double policy_weights_ms(const struct weights_costs *costs, const struct solver *s,
+                         const struct conv_problem *p) {
+    return weights_cost_ms(costs, s->name, p->r == 1 && p->s == 1, (double)p->w_elems);
+}
+
 int policy_kind(const struct conv_problem *p) {
     if (p->groups > 1 && p->groups == p->c)
         return 2;
@@ -61,7 +66,6 @@ static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT],
 void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
                  bool weights_constant, const double log2_ms[SOLVER_MAX],
                  struct policy_ranking *out) {
-    const bool pointwise = p->r == 1 && p->s == 1;
     out->n = 0;
     for (int id = 0; id < SOLVER_MAX; id++) {
         out->ms[id] = -1;
@@ -72,8 +76,7 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
         const double est = exp2(log2_ms[id]);
         out->ms[id] = est > floor ? est : floor;
         if (!weights_constant)
-            out->ms[id] +=
-                weights_cost_ms(&meta->limits.weights, s->name, pointwise, (double)p->w_elems);
+            out->ms[id] += policy_weights_ms(&meta->limits.weights, s, p);
         out->order[out->n++] = id;
     }
     stats_order_by_time(out->ms, out->order, out->n);

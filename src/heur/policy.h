@@ -65,6 +65,13 @@ struct policy_ranking {
 double policy_floor_ms(const struct machine_limits *limits, const struct conv_problem *p,
                        const struct solver *s);
 
+/* What per-call weights add to s's time on p, in ms: its measured ns per
+ * weight element (1x1 or larger filters) times p's weights; 0 when not
+ * measured. The policy adds it to model estimates, rank.c to database
+ * timings taken with constant weights. */
+double policy_weights_ms(const struct weights_costs *costs, const struct solver *s,
+                         const struct conv_problem *p);
+
 /* The kind of a problem for the safe pick: 0 dense, 1 grouped, 2 depthwise. */
 int policy_kind(const struct conv_problem *p);
 

@@ -92,8 +92,7 @@ int heur_rank(const struct conv_problem *p, int threads, bool weights_constant,
     for (size_t i = 0; i < measured && n < SOLVER_MAX; i++) {
         ms[n] = e[i].median_ms;
         if (costs)
-            ms[n] += weights_cost_ms(costs, solver_get(e[i].solver)->name, p->r == 1 && p->s == 1,
-                                     (double)p->w_elems);
+            ms[n] += policy_weights_ms(costs, solver_get(e[i].solver), p);
         order[n] = n;
         n++;
     }
