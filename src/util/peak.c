@@ -343,10 +343,12 @@ bool peak_parse(const char *text, struct machine_limits *out) {
     }
     if (out->levels == 0)
         return false;
-    if (strncmp(s, " weights=", 9) == 0 && !parse_weights(s + 9, &out->weights))
+    if (strncmp(s, " weights=", 9) == 0) {
+        if (!parse_weights(s + 9, &out->weights))
+            return false;
+    } else if (*s != '\0') {
         return false;
-    else if (*s != '\0' && strncmp(s, " weights=", 9) != 0)
-        return false;
+    }
     return out->present = true;
 }
 
