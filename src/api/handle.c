@@ -1,5 +1,6 @@
 /* handle.c -- handle lifetime, thread count, status strings, error messages. */
 #include "api/handle.h"
+#include "api/pick_memo.h"
 #include "solvers/plan_cache.h"
 
 #include "util/env.h"
@@ -111,6 +112,12 @@ struct thread_pool *handle_pool(convsel_handle_t h) {
     if (h->num_threads > 1 && h->pool == NULL)
         h->pool = thread_pool_create(h->num_threads);
     return h->pool;
+}
+
+struct pick_memo *handle_picks(convsel_handle_t h) {
+    if (h->picks == NULL && (h->picks = malloc(sizeof *h->picks)) != NULL)
+        pick_memo_init(h->picks);
+    return h->picks;
 }
 
 struct conv_run_args handle_run_args(convsel_handle_t h, const struct conv_problem *p,

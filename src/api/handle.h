@@ -37,6 +37,10 @@ struct thread_pool *handle_pool(convsel_handle_t h);
  * created (the solvers then set up every call). */
 struct plan_cache *handle_plans(convsel_handle_t h);
 
+/* The handle's memo of AUTO's picks (created on first use); NULL when it
+ * cannot be created (AUTO then ranks every call). */
+struct pick_memo *handle_picks(convsel_handle_t h);
+
 /* A solver run on the handle: its threads, pool, plans and weights
  * promise, with the caller's tensors and workspace. The one place a
  * handle's settings reach the solvers. */

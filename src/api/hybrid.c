@@ -59,13 +59,12 @@ int hybrid_pick(convsel_handle_t h, const struct conv_problem *p, size_t workspa
     for (int i = 0; m && i < m->n; i++)
         if (solver_get(m->solver[i])->workspace_size(p) <= workspace_bytes)
             return m->solver[i];
-    if (h->picks == NULL && (h->picks = malloc(sizeof *h->picks)) != NULL)
-        pick_memo_init(h->picks);
-    int id = h->picks ? pick_memo_find(h->picks, p, h->num_threads, h->weights_constant) : -1;
+    struct pick_memo *memo = handle_picks(h);
+    int id = memo ? pick_memo_find(memo, p, h->num_threads, h->weights_constant) : -1;
     if (id < 0) {
         id = heur_select_solver(p, h->num_threads, h->weights_constant);
-        if (h->picks)
-            pick_memo_put(h->picks, p, h->num_threads, h->weights_constant, id);
+        if (memo)
+            pick_memo_put(memo, p, h->num_threads, h->weights_constant, id);
     }
     return id;
 }
