@@ -133,8 +133,8 @@ static void print_extrapolation(const struct conv_problem *p, int threads,
            feature_names[pr.feature], (double)pr.value, (double)b->min[pr.feature],
            (double)b->max[pr.feature],
            pr.scale_only ? "as only the scale is larger than trained, its order stands"
-                         : "the first pick is the solver with the mildest worst cases for this "
-                           "kind of layer");
+                         : "the first pick is the model's choice of the two solvers with the "
+                           "mildest worst cases for this kind of layer");
 }
 
 int cmd_conv(int argc, char **argv) {
