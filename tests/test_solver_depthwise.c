@@ -1,11 +1,10 @@
 /* test_solver_depthwise.c -- the depthwise solver's kernels, every ISA
  * variant this CPU runs, against the reference: NCHW (the band kernel on
  * slabs of several sizes, and the row kernel) and NHWC, channel multipliers
- * 1 and 3, strides 1 and 2, dilation 2, the band kernel adding into its
- * output (as the direct solver uses it), padding wider than the filter's
- * reach, rows shorter and longer than a vector, band heights that are and
- * are not multiples of the register block; through the API, 1- and 2-thread
- * handles and rows too wide for a slab. */
+ * 1 and 3, filters 1 to 7 wide (odd and even), strides 1 and 2, dilations 2 and 3, the band kernel
+ * adding into its output (as the direct solver uses it), padding wider than the filter's reach,
+ * rows shorter and longer than a vector, band heights that are and are not multiples of the
+ * register block; through the API, 1- and 2-thread handles and rows too wide for a slab. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,9 +135,19 @@ int main(void) {
         variants++;
         const int64_t cases[][8] = {
             /* c, mult, hw, f, stride, dil, pad, n */
-            {8, 1, 9, 3, 1, 1, 1, 2},  {16, 1, 33, 3, 1, 1, 1, 1}, {5, 3, 12, 3, 2, 1, 1, 1},
-            {7, 1, 20, 5, 1, 2, 4, 1}, {3, 2, 7, 7, 1, 1, 3, 2},   {32, 1, 17, 3, 2, 1, 0, 1},
-            {4, 1, 3, 5, 1, 1, 5, 1},  {24, 1, 64, 3, 1, 1, 1, 1}, {1, 4, 40, 1, 1, 1, 0, 1},
+            {8, 1, 9, 3, 1, 1, 1, 2},
+            {16, 1, 33, 3, 1, 1, 1, 1},
+            {5, 3, 12, 3, 2, 1, 1, 1},
+            {7, 1, 20, 5, 1, 2, 4, 1},
+            {3, 2, 7, 7, 1, 1, 3, 2},
+            {32, 1, 17, 3, 2, 1, 0, 1},
+            {4, 1, 3, 5, 1, 1, 5, 1},
+            {24, 1, 64, 3, 1, 1, 1, 1},
+            {1, 4, 40, 1, 1, 1, 0, 1},
+            /* even filter widths: the AVX-512 kernel's taps in pairs, no odd tap left */
+            {6, 1, 15, 4, 2, 1, 2, 1},
+            {5, 1, 11, 2, 1, 3, 1, 1},
+            {9, 1, 21, 6, 2, 2, 5, 1},
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             for (int layout = 0; layout < 2; layout++) {
@@ -160,8 +169,14 @@ int main(void) {
     split.c = split.groups = split.k = 2, split.h = split.w = 40, split.pad_h = split.pad_w = 1;
     struct test_problem wide = test_problem_default();
     wide.c = wide.groups = wide.k = 2, wide.h = 3, wide.w = 4000, wide.pad_h = wide.pad_w = 1;
+    /* A 1-D layer (H = 1: one-row blocks, where the AVX-512 kernel splits
+     * the taps over four sets of sums) with a wide, dilated filter. */
+    struct test_problem line = test_problem_default();
+    line.c = line.groups = line.k = 6, line.h = 1, line.w = 300, line.r = 1, line.s = 9;
+    line.pad_h = 0, line.pad_w = 8, line.dil_w = 2;
     check_solver(h, &split);
     check_solver(h, &wide);
+    check_solver(h, &line);
     /* The solver through the API with 1 and 2 threads gives the same bits. */
     struct test_problem tp = test_problem_default();
     tp.c = tp.groups = tp.k = 24, tp.h = tp.w = 31, tp.pad_h = tp.pad_w = 1, tp.n = 3;
