@@ -40,12 +40,20 @@ static void known_problem(void) {
     /* 2 * n * k * oh * ow * c * r * s FLOP; k * c * r * s weights */
     CHECK(near(f[19], log2(2.0 * 4 * 128 * 28 * 14 * 64 * 3 * 5)));
     CHECK(near(f[20], log2(128.0 * 64 * 3 * 5)));
-    CHECK(near(f[21], 1) && near(f[22], 1)); /* 64 and 128 channels: full blocks of 16 */
-    p.c = 17, p.k = 40;                      /* 17 of 32, 40 of 48 */
+    CHECK(near(f[21], 1) && near(f[22], 1));   /* 64 and 128 channels: full blocks of 16 */
+    CHECK(near(f[23], 28.0 * 14 / (28 * 16))); /* 28 x 14 outputs in 7 x 4 tiles of 4 x 4 */
+    CHECK(strcmp(feature_names[23], "tile_fill") == 0);
+    p.c = 17, p.k = 40; /* 17 of 32, 40 of 48 */
     problem_set_packed_strides(&p);
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
     features_of(&p, 2, f);
     CHECK(near(f[21], 17.0 / 32) && near(f[22], 40.0 / 48));
+    struct conv_problem line = p; /* a 1-D layer: one output row of a 4-row tile */
+    line.h = 1, line.r = 1, line.pad_h = 0, line.stride_h = 1;
+    problem_set_packed_strides(&line);
+    CHECK(problem_validate(&line, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    features_of(&line, 2, f);
+    CHECK(near(f[23], 1.0 * 14 / (4 * 16)) && near(f[5], 0)); /* 1 of 4 rows, 14 of 16 columns */
     CHECK(strcmp(feature_names[21], "in_block_fill") == 0 &&
           strcmp(feature_names[22], "out_block_fill") == 0);
     p.c = 64, p.k = 128;

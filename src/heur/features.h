@@ -17,7 +17,7 @@
 #include "solvers/solver.h"
 #include "util/peak.h"
 
-#define FEATURE_COUNT 23
+#define FEATURE_COUNT 24
 #define METADATA_ERROR_MAX 256
 #define METADATA_NAME_MAX 64
 
