@@ -2,12 +2,15 @@
  * solver's time, a second run resumes (measures nothing), two shards
  * together hold what one run holds, the sample is a function of the seed,
  * the noise guard calibrates before and after every problem, --corpus
- * tunes real layers and their perturbations with their origins, and bad
+ * tunes real layers and their perturbations with their origins,
+ * --remeasure-before measures old problems again and resumes, and bad
  * flags and files are clear errors. (The guard's decisions are test_noise_guard's;
  * here it is off, because ctest runs tests side by side.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sqlite3.h>
 
 #include "db/perfdb.h"
 #include "testutil.h"
@@ -40,6 +43,41 @@ static bool count_origin(void *ctx, const char *key, const char *network, const 
     c[0] += strcmp(kind, "layer") == 0;
     c[1] += strcmp(kind, "perturbed") == 0;
     return true;
+}
+
+/* --remeasure-before: problems whose records are all older than T are
+ * measured again and their records replaced (a record of a solver that no
+ * longer runs goes); a run resumed with the same T skips them. The
+ * records are aged by hand, as a database from an earlier day holds them. */
+static void remeasure(const char *csv, const char *db_path) {
+    char args[2048];
+    const int64_t before = rows_in(db_path);
+    sqlite3 *sql = NULL;
+    CHECK(sqlite3_open(db_path, &sql) == SQLITE_OK);
+    CHECK(sqlite3_exec(sql,
+                       "UPDATE perf SET timestamp = 1000;"
+                       "INSERT INTO perf SELECT machine, problem, 'gone', n, c, h, w, k, r, s, "
+                       "pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups, layout, "
+                       "filter_layout, median_ms, min_ms, max_ms, runs, workspace, version, "
+                       "timestamp, direction, dtype FROM perf LIMIT 1",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(sql);
+    CHECK(rows_in(db_path) == before + 1);
+    snprintf(args, sizeof args, "--problems %s --db %s --remeasure-before 999", csv, db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 0 measured, 2 skipped")); /* 1000 > 999 */
+    snprintf(args, sizeof args, "--problems %s --db %s --remeasure-before now", csv, db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured, 0 skipped") &&
+          test_contains(out, "tune: 2 of them measured again") &&
+          test_contains(out, "solvers (measured again)"));
+    CHECK(rows_in(db_path) == before); /* 'gone' went with the rest of the old records */
+    const char *at = strstr(out, "older than ");
+    long long t = 0;
+    CHECK(at && sscanf(at, "older than %lld", &t) == 1 && t > 1000);
+    snprintf(args, sizeof args, "--problems %s --db %s --remeasure-before %lld", csv, db_path, t);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 0 measured, 2 skipped") &&
+          test_contains(out, "tune: 0 of them measured again"));
+    CHECK(tune("--sample 2 --remeasure-before 12x --list") == 2 &&
+          test_contains(out, "--remeasure-before 12x: must be 'now' or a time in Unix seconds"));
 }
 
 int main(void) {
@@ -149,7 +187,8 @@ int main(void) {
           test_contains(out, "tune: 0 measured, 8 skipped")); /* every problem is there */
 
     /* a problem file */
-    const char *csv = test_tmp_path("p.csv");
+    char csv[512]; /* test_tmp_path's buffers are reused */
+    snprintf(csv, sizeof csv, "%s", test_tmp_path("p.csv"));
     FILE *f = fopen(csv, "w");
     if (f) {
         fputs("name,n,c,h,w,k,r,s,pad_h,pad_w,stride_h,stride_w,dil_h,dil_w,groups\n"
@@ -161,6 +200,7 @@ int main(void) {
     CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
           test_contains(out, "tune: 1/2 a: ") && test_contains(out, "tune: 2/2 b: "));
     CHECK(rows_in(test_tmp_path("p.db")) >= 2);
+    remeasure(csv, test_tmp_path("p.db"));
     CHECK(!test_contains(out, "noise guard")); /* off */
     snprintf(args, sizeof args, "--problems %s --db %s --weights per-call", csv,
              test_tmp_path("pc.db"));

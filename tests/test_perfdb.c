@@ -80,6 +80,46 @@ static void round_trip(void) {
     perfdb_close(db);
 }
 
+/* perfdb_problem_newest, and perfdb_replace_problem: a problem measured
+ * again keeps no record of a solver that did not run again. */
+static void replace(void) {
+    char err[PERFDB_ERROR_MAX] = "";
+    struct perfdb *db = perfdb_open(test_tmp_path("r.db"), false, 0, err, sizeof err);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    const struct perfdb_record rs[3] = {record(16, "im2col_gemm", 2.0),
+                                        record(16, "winograd_f4x3", 0.5),
+                                        record(16, "onednn_direct", 1.0)};
+    const struct perfdb_record other = record(17, "x", 1);
+    struct perfdb_record best;
+    int64_t newest = -1;
+    struct perfdb_record aged[3] = {rs[0], rs[1], rs[2]};
+    for (int i = 0; i < 3; i++)
+        aged[i].timestamp = 1000 + i;
+    CHECK(perfdb_put(db, aged, 3, err, sizeof err));
+    CHECK(perfdb_problem_newest(db, "avx512-2c-2t", key_of(&rs[0]), &newest, err, sizeof err) ==
+              1 &&
+          newest == 1002);
+    CHECK(perfdb_problem_newest(db, "avx512-2c-2t", key_of(&other), &newest, err, sizeof err) == 0);
+    const struct perfdb_record again[2] = {record(16, "im2col_gemm", 4.0),
+                                           record(16, "onednn_direct", 5.0)};
+    CHECK(perfdb_replace_problem(db, again, 2, err, sizeof err));
+    CHECK(perfdb_count(db, err, sizeof err) == 2); /* winograd_f4x3's old record went */
+    CHECK(perfdb_best(db, "avx512-2c-2t", key_of(&rs[0]), &best, err, sizeof err) == 1 &&
+          strcmp(best.solver, "im2col_gemm") == 0 && best.median_ms == 4.0);
+    CHECK(perfdb_problem_newest(db, "avx512-2c-2t", key_of(&rs[0]), &newest, err, sizeof err) ==
+              1 &&
+          newest > 1002);
+    const struct perfdb_record mixed[2] = {record(16, "im2col_gemm", 1.0), record(17, "x", 1.0)};
+    CHECK(!perfdb_replace_problem(db, mixed, 2, err, sizeof err) &&
+          test_contains(err, "record 1 is of another problem"));
+    CHECK(!perfdb_replace_problem(db, mixed, 0, err, sizeof err) &&
+          test_contains(err, "needs its records"));
+    CHECK(perfdb_count(db, err, sizeof err) == 2);
+    perfdb_close(db);
+}
+
 enum { WRITERS = 4, ROWS_PER_WRITER = 60 };
 
 /* Each writer is its own process with its own connection, released at once
@@ -404,6 +444,7 @@ static void paths_and_signature(void) {
 int main(void) {
     test_tmpdir("perfdb");
     round_trip();
+    replace();
     concurrent_writers();
     merge();
     failures();

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,7 +24,9 @@ static const char summary[] =
     "that order; --list prints them (CSV) without measuring. Layers and perturbations are\n"
     "recorded with their network and family (convsel eval leaves families out by them).\n"
     "Problems already in the database for this machine signature are skipped, so a run\n"
-    "can be interrupted and resumed. --shard I/N takes problems I, I+N, I+2N, ...\n"
+    "can be interrupted and resumed; --remeasure-before T|now measures again those whose\n"
+    "records are all older than T (after a solver changed; resumable with the same T).\n"
+    "--shard I/N takes problems I, I+N, I+2N, ...\n"
     "Noise guard: a fixed calibration (1x32x56x56, 32 3x3 filters, on im2col_gemm and\n"
     "onednn_direct) is timed before and after every problem; when it is slower than\n"
     "--noise-guard P percent of the fastest calibration seen, another process is competing for\n"
@@ -39,7 +42,7 @@ static const char summary[] =
     "Ends with 'tune: M measured, S skipped, F failed, B noisy (N problems in this shard)'.";
 
 struct tune_flags {
-    const char *problems, *corpus, *shard, *db, *weights;
+    const char *problems, *corpus, *shard, *db, *weights, *remeasure_before;
     int64_t sample, seed, threads, max_mflop, corpus_max_mflop, perturb, noise_guard_pct;
     bool list, network_channels;
 };
@@ -91,6 +94,20 @@ static int validate(const struct tune_flags *f, bool threads_given, struct tune_
         fprintf(stderr, "convsel tune: --noise-guard %lld: must be 0 (off) or in 101..10000\n",
                 (long long)f->noise_guard_pct);
         return EXIT_USAGE;
+    }
+    if (f->remeasure_before) {
+        char *end = NULL;
+        const long long t = strcmp(f->remeasure_before, "now") == 0
+                                ? (long long)time(NULL)
+                                : strtoll(f->remeasure_before, &end, 10);
+        if ((end && (end == f->remeasure_before || *end != '\0')) || t < 1 || t > 99999999999LL) {
+            fprintf(stderr,
+                    "convsel tune: --remeasure-before %s: must be 'now' or a time in Unix "
+                    "seconds (1..99999999999)\n",
+                    f->remeasure_before);
+            return EXIT_USAGE;
+        }
+        o->remeasure_before = t;
     }
     o->threads = threads_given ? (int)f->threads : 0; /* 0: the handle's default */
     o->noise_guard_pct = (int)f->noise_guard_pct;
@@ -196,6 +213,8 @@ int cmd_tune(int argc, char **argv) {
          "constant (default: transformed once per problem) or per-call"},
         {NULL, "--network-channels", CLI_SWITCH, &f.network_channels, "",
          "sampled channel counts >= 16 rounded to multiples of 8, as networks use"},
+        {NULL, "--remeasure-before", CLI_STRING, &f.remeasure_before, "T|now",
+         "measure again the problems whose records are all older than T (Unix seconds)"},
         {NULL, "--list", CLI_SWITCH, &f.list, "", "print the problems (CSV) and measure nothing"},
     };
     enum { N_FLAGS = sizeof flags / sizeof flags[0] };
@@ -235,6 +254,10 @@ int cmd_tune(int argc, char **argv) {
     struct progress pr = {isatty(STDERR_FILENO) && isatty(STDOUT_FILENO)};
     struct tune_summary s;
     printf("tune: database %s\n", path);
+    if (o.remeasure_before)
+        printf("tune: measuring again the problems whose records are all older than %lld "
+               "(to resume, give --remeasure-before %lld again)\n",
+               (long long)o.remeasure_before, (long long)o.remeasure_before);
     fflush(stdout);
     const enum tune_result result = tune_run(&o, &list, progress, &pr, &s, err, sizeof err);
     problem_list_free(&list);
@@ -251,5 +274,7 @@ int cmd_tune(int argc, char **argv) {
     printf("tune: %d measured, %d skipped, %d failed, %d noisy (%d problems in this shard) in "
            "%.1f s\n",
            s.measured, s.skipped, s.failed, s.noisy, s.total, s.seconds);
+    if (o.remeasure_before)
+        printf("tune: %d of them measured again (their older records replaced)\n", s.remeasured);
     return result == TUNE_RUN_OK ? EXIT_OK : EXIT_FAILED;
 }

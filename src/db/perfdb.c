@@ -418,8 +418,8 @@ static struct perfdb_record with_defaults(const struct perfdb_record *in) {
     return r;
 }
 
-bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, char *err,
-                size_t err_cap) {
+static bool put(struct perfdb *db, const struct perfdb_record *records, int n, bool replace,
+                char *err, size_t err_cap) {
     static const char insert[] = "INSERT OR REPLACE INTO perf(" PERF_COLUMNS_V1
                                  ") VALUES(?,?,?, ?,?,?,?,?,?,?, ?,?,?,?, ?,?,?, ?,?, "
                                  "?,?,?,?,?, ?,?)";
@@ -443,6 +443,23 @@ bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, c
     sqlite3_stmt *st = NULL;
     if (!exec(db, "BEGIN IMMEDIATE", "starting a write", err, err_cap))
         return false;
+    if (replace) {
+        char key[CONVSEL_PROBLEM_KEY_MAX];
+        problem_key_format(&records[0].problem, key, sizeof key);
+        if (sqlite3_prepare_v2(db->sql, "DELETE FROM perf WHERE machine=? AND problem=?", -1, &st,
+                               NULL) != SQLITE_OK) {
+            say_sql(db, err, err_cap, "preparing the delete");
+            goto fail;
+        }
+        sqlite3_bind_text(st, 1, records[0].machine, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            say_sql(db, err, err_cap, "deleting a problem's records");
+            goto fail;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+    }
     if (sqlite3_prepare_v2(db->sql, insert, -1, &st, NULL) != SQLITE_OK) {
         say_sql(db, err, err_cap, "preparing the insert");
         goto fail;
@@ -467,6 +484,31 @@ fail:
     sqlite3_finalize(st);
     sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
     return false;
+}
+
+bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, char *err,
+                size_t err_cap) {
+    return put(db, records, n, false, err, err_cap);
+}
+
+bool perfdb_replace_problem(struct perfdb *db, const struct perfdb_record *records, int n,
+                            char *err, size_t err_cap) {
+    if (n < 1 || !records) {
+        say(err, err_cap, "performance database: replacing a problem needs its records (%d)", n);
+        return false;
+    }
+    char first[CONVSEL_PROBLEM_KEY_MAX], key[CONVSEL_PROBLEM_KEY_MAX];
+    problem_key_format(&records[0].problem, first, sizeof first);
+    for (int i = 1; i < n; i++) {
+        problem_key_format(&records[i].problem, key, sizeof key);
+        if (strcmp(key, first) != 0 || strcmp(records[i].machine, records[0].machine) != 0) {
+            say(err, err_cap,
+                "performance database: record %d is of another problem or machine than record 0",
+                i);
+            return false;
+        }
+    }
+    return put(db, records, n, true, err, err_cap);
 }
 
 bool perfdb_put_origin(struct perfdb *db, const struct conv_problem *p, const char *network,
@@ -677,6 +719,29 @@ int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
     }
     sqlite3_finalize(st);
     return found;
+}
+
+int perfdb_problem_newest(struct perfdb *db, const char *machine, const char *problem_key,
+                          int64_t *newest, char *err, size_t err_cap) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(
+            db->sql, "SELECT count(*), max(timestamp) FROM perf WHERE machine=? AND problem=?", -1,
+            &st, NULL) != SQLITE_OK) {
+        say_sql(db, err, err_cap, "looking up a problem");
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, machine, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, problem_key, -1, SQLITE_STATIC);
+    int result = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        result = sqlite3_column_int64(st, 0) > 0;
+        /* a hand-edited timestamp that is not a number counts as oldest */
+        *newest = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? sqlite3_column_int64(st, 1) : 0;
+    } else {
+        say_sql(db, err, err_cap, "looking up a problem");
+    }
+    sqlite3_finalize(st);
+    return result;
 }
 
 int perfdb_has_problem(struct perfdb *db, const char *machine, const char *problem_key, char *err,

@@ -87,6 +87,13 @@ bool perfdb_times_valid(double median_ms, double min_ms, double max_ms, int runs
 bool perfdb_put(struct perfdb *db, const struct perfdb_record *records, int n, char *err,
                 size_t err_cap);
 
+/* The same, but first deletes every record of the records' (machine,
+ * problem), in the same transaction: a problem measured again keeps no
+ * record of a solver that did not run this time. All n records must share
+ * one machine and problem (refused otherwise); n >= 1. */
+bool perfdb_replace_problem(struct perfdb *db, const struct perfdb_record *records, int n,
+                            char *err, size_t err_cap);
+
 /* Where a tuned problem comes from: a real layer of a network (kind
  * "layer"), or a perturbation of one ("perturbed"). Recorded once per
  * problem key (the first origin stays); `convsel eval` leaves families out
@@ -134,6 +141,11 @@ int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
  * those. Returns 1, 0 or -1 like perfdb_best. */
 int perfdb_has_problem(struct perfdb *db, const char *machine, const char *problem_key, char *err,
                        size_t err_cap);
+
+/* Like perfdb_has_problem, and *newest = the latest timestamp (Unix
+ * seconds) of the problem's records when it has any. */
+int perfdb_problem_newest(struct perfdb *db, const char *machine, const char *problem_key,
+                          int64_t *newest, char *err, size_t err_cap);
 
 /* One valid record as perfdb_for_each gives it. */
 struct perfdb_row {

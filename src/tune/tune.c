@@ -106,6 +106,8 @@ static bool find_quietly(convsel_handle_t h, struct noise_guard *guard, const st
 }
 
 struct tuner {
+    int64_t remeasure_before;
+    bool remeasured; /* by the last tune_one */
     convsel_handle_t h;
     struct noise_guard guard;
     struct perfdb *db;
@@ -124,8 +126,10 @@ static enum tune_outcome tune_one(struct tuner *t, const struct problem_row *row
     const struct conv_problem *p = &row->p;
     char key[CONVSEL_PROBLEM_KEY_MAX], err[PERFDB_ERROR_MAX];
     problem_key_format(p, key, sizeof key);
-    const int held = perfdb_has_problem(t->db, t->machine, key, err, sizeof err);
-    if (held != 0) {
+    int64_t newest = 0;
+    const int held = perfdb_problem_newest(t->db, t->machine, key, &newest, err, sizeof err);
+    t->remeasured = held > 0 && newest < t->remeasure_before;
+    if (held < 0 || (held > 0 && !t->remeasured)) {
         snprintf(what, cap, "%s", held > 0 ? "already in the database" : err);
         return held > 0 ? TUNE_SKIPPED : TUNE_FAILED;
     }
@@ -172,13 +176,16 @@ static enum tune_outcome tune_one(struct tuner *t, const struct problem_row *row
         snprintf(recs[i].solver, sizeof recs[i].solver, "%s", found[i].name);
     }
     const char *kind = origin_kind(row);
-    if (!perfdb_put(t->db, recs, count, err, sizeof err) ||
+    const bool stored = t->remeasured && count > 0
+                            ? perfdb_replace_problem(t->db, recs, count, err, sizeof err)
+                            : perfdb_put(t->db, recs, count, err, sizeof err);
+    if (!stored ||
         (kind && !perfdb_put_origin(t->db, p, row->network, row->family, kind, err, sizeof err))) {
         snprintf(what, cap, "%s", err);
         goto done;
     }
-    snprintf(what, cap, "%s %.4f ms, %d solvers", count ? found[0].name : "-",
-             count ? found[0].time_ms : 0.0, count);
+    snprintf(what, cap, "%s %.4f ms, %d solvers%s", count ? found[0].name : "-",
+             count ? found[0].time_ms : 0.0, count, t->remeasured ? " (measured again)" : "");
     result = TUNE_STORED;
 done:
     free(x);
@@ -219,7 +226,7 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
                           size_t cap) {
     *s = (struct tune_summary){0};
     const int shard_n = o->shard_count > 0 ? o->shard_count : 1, shard_i = o->shard_index;
-    struct tuner t = {0};
+    struct tuner t = {.remeasure_before = o->remeasure_before};
     if ((t.db = perfdb_open(o->db_path, false, 0, err, cap)) == NULL)
         return TUNE_RUN_SETUP_FAILED;
     if (convsel_handle_create(&t.h) != CONVSEL_STATUS_SUCCESS ||
@@ -269,6 +276,7 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
         char what[PERFDB_ERROR_MAX + 64];
         const enum tune_outcome r = tune_one(&t, &list->rows[i], what, sizeof what);
         s->measured += r == TUNE_STORED;
+        s->remeasured += r == TUNE_STORED && t.remeasured;
         s->skipped += r == TUNE_SKIPPED;
         s->failed += r == TUNE_FAILED;
         s->noisy += r == TUNE_NOISY;

@@ -7,15 +7,19 @@
  * medians and spread) and all of its results are written in one
  * transaction, with the problem's origin when it has one. Resumable: a
  * problem the database already holds for this machine signature is
- * skipped. Shards (shard_index / shard_count) take every N-th problem of the
- * same list. A noise guard (util/noise_guard.h) times a fixed calibration
- * before and after each problem and keeps measurements from a busy
- * machine out of the database. */
+ * skipped, unless every record of it is older than remeasure_before: then
+ * it is measured again and its records replaced (a solver changed, and the
+ * problems it runs are re-timed beside the others, resumably: a resumed
+ * run with the same cut-off skips what the first one re-measured). Shards (shard_index /
+ * shard_count) take every N-th problem of the same list. A noise guard (util/noise_guard.h) times a
+ * fixed calibration before and after each problem and keeps measurements from a busy machine out of
+ * the database. */
 #ifndef CONVSEL_TUNE_TUNE_H
 #define CONVSEL_TUNE_TUNE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "db/perfdb.h"
 #include "tune/problem_list.h"
@@ -26,6 +30,7 @@ struct tune_options {
     bool weights_constant; /* convsel_set_weights_constant, as in inference */
     int noise_guard_pct;   /* busy above this % of the best calibration; 0: off */
     int shard_index, shard_count;
+    int64_t remeasure_before; /* Unix seconds; 0: a problem in the database is never re-measured */
 };
 
 enum tune_outcome { TUNE_FAILED = -1, TUNE_SKIPPED, TUNE_STORED, TUNE_NOISY };
@@ -46,6 +51,7 @@ typedef void (*tune_progress_fn)(void *ctx, const struct tune_event *event);
 
 struct tune_summary {
     int measured, skipped, failed, noisy, total;
+    int remeasured; /* of measured: problems whose older records were replaced */
     long calibrations, busy, waited_s;
     double best_calibration_ms, seconds;
     char machine[PERFDB_MACHINE_MAX];
