@@ -130,6 +130,14 @@ int main(void) {
               measured > 0 && most >= med && med >= 1 && steady_most >= steady && steady > 0 &&
               each == 2);
         CHECK(strstr(out, "x the runs it timed, ") != NULL);
+        /* with the set-ups counted it costs less than against the runs alone */
+        const char *ws = strstr(fc + 1, "hybrid first calls: ");
+        double set_med = 0, set_most = -1;
+        CHECK(ws &&
+              sscanf(ws, "hybrid first calls: %lfx (max %lfx) the runs and set-ups they timed",
+                     &set_med, &set_most) == 2 &&
+              set_most >= set_med && set_med > 0 && set_med <= med && set_most <= most);
+        CHECK(strstr(out, "x with their set-ups of ") != NULL);
     } /* no database here: the rules chose */
     CHECK(strstr(out, "FAILED") == NULL);
     char csv_path[512];

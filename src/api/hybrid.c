@@ -17,8 +17,9 @@
  * the runs (a first touch costs page faults, which no later call pays).
  * y holds the last run's output, which is correct whichever ran last: the
  * call is done. The first call costs the runs, the set-ups and this
- * bookkeeping; `convsel bench` reports it against MEASURED_ROUNDS times
- * each candidate's fastest run (hybrid's first call). */
+ * bookkeeping; `convsel bench` reports it against the runs it timed, the
+ * runs and set-ups, and MEASURED_ROUNDS times each candidate's fastest
+ * run (hybrid's first call). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,11 +125,13 @@ convsel_status_t hybrid_forward(convsel_handle_t h, const struct conv_problem *p
         if (buf)
             memset(buf, 0, ws); /* the page faults, outside the timing */
         const struct conv_run_args args = handle_run_args(h, p, x, w, y, buf, ws);
+        const int64_t s0 = clock_now_ns();
         for (int i = 0; i < k; i++) {
             const struct solver *s = solver_get(cand[i]);
             if (s->prepare)
                 s->prepare(&args);
         }
+        m.setup_ms = (double)(clock_now_ns() - s0) * 1e-6;
         /* rounds over all candidates, so each one's runs are apart in time */
         double best[MEASURED_MAX];
         bool ran[MEASURED_MAX] = {false};

@@ -33,6 +33,7 @@ struct measured {
     double ms[MEASURED_MAX];
     double total_ms; /* the whole first call: set-up, runs and bookkeeping */
     double runs_ms;  /* the timed runs alone, every round of every candidate, as they ran */
+    double setup_ms; /* the candidates' set-ups (oneDNN's primitives), made before the runs */
 };
 
 /* A claim on a key the caller must measure and publish. */
