@@ -746,20 +746,8 @@ int perfdb_problem_newest(struct perfdb *db, const char *machine, const char *pr
 
 int perfdb_has_problem(struct perfdb *db, const char *machine, const char *problem_key, char *err,
                        size_t err_cap) {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->sql, "SELECT 1 FROM perf WHERE machine=? AND problem=? LIMIT 1", -1,
-                           &st, NULL) != SQLITE_OK) {
-        say_sql(db, err, err_cap, "looking up a problem");
-        return -1;
-    }
-    sqlite3_bind_text(st, 1, machine, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, problem_key, -1, SQLITE_STATIC);
-    const int rc = sqlite3_step(st);
-    const int result = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-    if (result < 0)
-        say_sql(db, err, err_cap, "looking up a problem");
-    sqlite3_finalize(st);
-    return result;
+    int64_t newest;
+    return perfdb_problem_newest(db, machine, problem_key, &newest, err, err_cap);
 }
 
 int64_t perfdb_for_each(struct perfdb *db, perfdb_visit_fn fn, void *ctx, struct perfdb_scan *scan,

@@ -137,13 +137,14 @@ int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_lim
 int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,
                 struct perfdb_record *out, char *err, size_t err_cap);
 
-/* Whether any record exists for (machine, problem key): tuning skips
- * those. Returns 1, 0 or -1 like perfdb_best. */
+/* Whether any record exists for (machine, problem key). Returns 1, 0 or
+ * -1 like perfdb_best: perfdb_problem_newest's answer, without the time. */
 int perfdb_has_problem(struct perfdb *db, const char *machine, const char *problem_key, char *err,
                        size_t err_cap);
 
-/* Like perfdb_has_problem, and *newest = the latest timestamp (Unix
- * seconds) of the problem's records when it has any. */
+/* Whether the problem has records (1, 0, or -1 on error), and *newest =
+ * their latest timestamp (Unix seconds) when it has: tuning skips a
+ * problem it holds unless every record is older than its cut-off. */
 int perfdb_problem_newest(struct perfdb *db, const char *machine, const char *problem_key,
                           int64_t *newest, char *err, size_t err_cap);
 
