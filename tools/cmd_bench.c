@@ -411,19 +411,17 @@ int cmd_bench(int argc, char **argv) {
         printf("geomean hybrid/oracle = %.2f (%d problems)\n",
                hyb_counted ? exp(log_hyb_oracle / hyb_counted) : 0.0, hyb_counted);
         if (n_costs) {
-            double most = costs[0], most_over = overs[0];
+            double most = costs[0], most_over = overs[0], most_set = with_setups[0];
             for (int i = 1; i < n_costs; i++) {
                 most = costs[i] > most ? costs[i] : most;
                 most_over = overs[i] > most_over ? overs[i] : most_over;
+                most_set = with_setups[i] > most_set ? with_setups[i] : most_set;
             }
             printf("hybrid first calls: %d measured, their cost median %.2fx (max %.2fx) the "
                    "runs they timed, %.2fx (max %.2fx) the candidates' steady runs (%d of "
                    "each)\n",
                    n_costs, stats_median(overs, (size_t)n_costs), most_over,
                    stats_median(costs, (size_t)n_costs), most, MEASURED_ROUNDS);
-            double most_set = with_setups[0];
-            for (int i = 1; i < n_costs; i++)
-                most_set = with_setups[i] > most_set ? with_setups[i] : most_set;
             printf("hybrid first calls: %.2fx (max %.2fx) the runs and set-ups they timed (the "
                    "rest is hybrid's own bookkeeping)\n",
                    stats_median(with_setups, (size_t)n_costs), most_set);

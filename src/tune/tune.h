@@ -9,10 +9,11 @@
  * problem the database already holds for this machine signature is
  * skipped, unless every record of it is older than remeasure_before: then
  * it is measured again and its records replaced (a solver changed, and the
- * problems it runs are re-timed beside the others, resumably: a resumed
- * run with the same cut-off skips what the first one re-measured). Shards (shard_index /
- * shard_count) take every N-th problem of the same list. A noise guard (util/noise_guard.h) times a
- * fixed calibration before and after each problem and keeps measurements from a busy machine out of
+ * problems it runs are re-timed beside the others; a resumed run with the
+ * same cut-off skips what the first one measured again). Shards
+ * (shard_index / shard_count) take every N-th problem of the same list. A
+ * noise guard (util/noise_guard.h) times a fixed calibration before and
+ * after each problem and keeps measurements from a busy machine out of
  * the database. */
 #ifndef CONVSEL_TUNE_TUNE_H
 #define CONVSEL_TUNE_TUNE_H
