@@ -94,7 +94,8 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
      * safe pick, ran at 0.29-0.31 of its Winograd, the model's pick). The
      * problem still counts as extrapolating: hybrid mode measures it. */
     if (out->extrapolating && !shape_inside) {
-        /* the first applicable solver of the kind's safe list goes first */
+        /* of the first POLICY_SAFE_CHOICES applicable solvers of the kind's
+         * safe list, the one the model ranks highest goes first */
         const int kind = policy_kind(p);
         int best = -1, found = 0;
         for (int i = 0; i < meta->safe_count[kind] && found < POLICY_SAFE_CHOICES; i++) {

@@ -77,7 +77,8 @@ int policy_kind(const struct conv_problem *p);
 
 /* Ranks p from log2_ms[id] (NAN for solvers the model lacks): applicable
  * solvers only, fastest floored estimate first; when extrapolating, the
- * first applicable solver of meta->safe[kind] goes first. */
+ * model's first among the first POLICY_SAFE_CHOICES applicable solvers of
+ * meta->safe[kind] goes first. */
 void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
                  bool weights_constant, const double log2_ms[SOLVER_MAX],
                  struct policy_ranking *out);
