@@ -115,6 +115,15 @@ void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const f
     }
 }
 
+/* The next tap across, dil_w = dq + dj * sw columns on: phase and index
+ * in the slab's stride-phase layout. */
+static inline __attribute__((always_inline)) void next_tap(int64_t dq, int64_t dj, int64_t sw,
+                                                           int64_t *phase, int64_t *j) {
+    *phase += dq, *j += dj;
+    if (*phase >= sw)
+        *phase -= sw, ++*j;
+}
+
 /* nrows (1..DW_ROWS) output rows from slab row oy * stride_h on, all
  * column blocks, written or (accumulate) added to y. nrows, unit_w (stride
  * and dilation 1 across: every tap in phase 0), accumulate and split are
@@ -139,7 +148,8 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
     for (int64_t ox = 0; ox < ow; ox += DW_COLS) {
         const int64_t cols = ow - ox < DW_COLS ? ow - ox : DW_COLS;
         float *out = y + oy * ow + ox;
-        /* part[0] is the result; part[1] holds the odd taps when split */
+        /* part[0] is the result; part[1] holds the odd taps when split, and is
+         * added to it at the end */
         const int sets = split ? 2 : 1;
         dw_vec part[2][DW_ROWS];
         for (int q = 0; q < nrows; q++) {
@@ -157,11 +167,8 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
                 const float *src[2];
                 for (int u = 0; u < sets; u++) {
                     src[u] = unit_w ? row + s + u : row + phase * len + j;
-                    if (!unit_w) {
-                        phase += dq, j += dj;
-                        if (phase >= sw)
-                            phase -= sw, j++;
-                    }
+                    if (!unit_w)
+                        next_tap(dq, dj, sw, &phase, &j);
                 }
                 for (int q = 0; q < nrows; q++)
                     for (int u = 0; u < sets; u++) {
@@ -178,26 +185,20 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
                     memcpy(&v, src + q * row_step, sizeof v);
                     part[0][q] += t * v;
                 }
-                if (!unit_w) {
-                    phase += dq, j += dj;
-                    if (phase >= sw)
-                        phase -= sw, j++;
-                }
+                if (!unit_w)
+                    next_tap(dq, dj, sw, &phase, &j);
             }
         }
-        dw_vec acc[DW_ROWS];
-        for (int q = 0; q < nrows; q++) {
-            acc[q] = part[0][q];
+        for (int q = 0; q < nrows; q++)
             for (int u = 1; u < sets; u++)
-                acc[q] += part[u][q];
-        }
+                part[0][q] += part[u][q];
         if (cols == DW_COLS) {
             for (int q = 0; q < nrows; q++)
-                memcpy(out + q * ow, &acc[q], sizeof acc[q]);
+                memcpy(out + q * ow, &part[0][q], sizeof part[0][q]);
         } else {
             for (int q = 0; q < nrows; q++)
                 for (int64_t i = 0; i < cols; i++)
-                    out[q * ow + i] = acc[q][i];
+                    out[q * ow + i] = part[0][q][i];
         }
     }
 }
