@@ -1,6 +1,7 @@
 /* test_sgemm.c -- convsel's GEMM, every ISA variant this CPU runs, against
  * a double-precision triple loop: shapes around and between the register
- * tiles (AVX-512 14x32: m = 14, 15, 28, 29), the 16-depth transposition
+ * tiles (AVX-512 14x32: m = 14, 15, 28, 29; every height of a last row
+ * panel, which has a kernel of its own), the 16-depth transposition
  * of A and the K block (511, 512, 513), padded leading dimensions, A
  * transposed or not, one thread and a pool of three; and the three ways
  * of giving an operand (sgemm_run): plain, packed beforehand (sgemm_pack),
@@ -129,6 +130,14 @@ int main(void) {
                     if ((a + b + c) % 3 == 0 || a >= 7) /* every big-m shape on the pool */
                         CHECK(check((enum cpu_isa)isa, ms[a], ns[b], ks[c], (a + b) % 2, pool, &g));
                 }
+        /* every height of a last A panel (its own kernel), in full-width
+         * tiles and an edge, in one K block and accumulated over two */
+        const struct sgemm_kernel *kn = sgemm_kernel_for((enum cpu_isa)isa);
+        for (size_t r = 1; r < kn->mr; r++)
+            for (size_t k = 40; k < 1000; k += 490) {
+                CHECK(check((enum cpu_isa)isa, 2 * kn->mr + r, 2 * kn->nr + 3, k, r % 2, NULL, &g));
+                CHECK(check((enum cpu_isa)isa, 2 * kn->mr + r, 8 * kn->nr, k, r % 2, pool, &g));
+            }
         checked++;
     }
     /* plain, packed and callback operands; a column split (n > m) and a row

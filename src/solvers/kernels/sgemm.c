@@ -13,8 +13,9 @@
  * width V, tile MR x 2V) and compiled per ISA level with the tile that
  * fits its registers: AVX-512 14 x 32 (28 of 32 zmm registers for C, two
  * FMA pipes of latency 4 need >= 8 independent sums), AVX2 6 x 16 (12 of
- * 16), generic 4 x 8. Edge tiles are computed into a scratch tile and
- * copied.
+ * 16), generic 4 x 8. A last panel of fewer rows has kernels of its own
+ * (AVX-512, AVX2); tiles narrower than the panel are computed into a
+ * scratch tile and copied.
  *
  * Threads take disjoint ranges of C's columns (in NR panels), or of its
  * rows (in MR panels) when C has few columns; the operand that every range
@@ -40,18 +41,22 @@
 
 /* ---------------------------- micro-kernels ---------------------------- */
 
-/* C tile (MR x 2V at c, row stride ldc) = or += A panel * B panel. The
- * accumulators are named variables, not an array, so that the compiler
- * keeps all of them in registers (with an array it spilled them). Rows
- * beyond MR are dead code the compiler removes. */
+/* C tile (ROWS x 2V at c, row stride ldc) = or += A panel (MR rows a
+ * depth) * B panel. The accumulators are named variables, not an array,
+ * so that the compiler keeps all of them in registers (with an array it
+ * spilled them). Rows beyond ROWS are dead code the compiler removes.
+ * ROWS is MR but in the kernels for the last panel of an A whose rows are
+ * not a multiple of MR (64 channels = 4 x 14 + 8): they compute only the
+ * rows that exist, straight into C, where the full kernel would compute
+ * MR rows into a scratch tile (a tenth of the time at M = 64). */
 #define ACC_ROW(i)                                                                                 \
-    if ((i) < MR) {                                                                                \
+    if ((i) < ROWS) {                                                                              \
         const VEC ai = a[p * MR + (i)] - (VEC){0}; /* x - (+0) == x: a pure broadcast */           \
         c##i##0 += ai * b0;                                                                        \
         c##i##1 += ai * b1;                                                                        \
     }
 #define STORE_ROW(i)                                                                               \
-    if ((i) < MR) {                                                                                \
+    if ((i) < ROWS) {                                                                              \
         VEC *r0 = (VEC *)(c + (i)*ldc), *r1 = (VEC *)(c + (i)*ldc + V);                            \
         if (accumulate) {                                                                          \
             *r0 += c##i##0;                                                                        \
@@ -64,7 +69,7 @@
 /* The C tile is read and written only after the loop; its lines (rows
  * ldc apart, often not cached) are fetched while the loop runs. */
 #define PREFETCH_ROW(i)                                                                            \
-    if ((i) < MR) {                                                                                \
+    if ((i) < ROWS) {                                                                              \
         __builtin_prefetch(c + (i)*ldc, 1);                                                        \
         __builtin_prefetch(c + (i)*ldc + 2 * V - 1, 1);                                            \
     }
@@ -113,21 +118,20 @@ typedef float v4f __attribute__((vector_size(16), aligned(4)));
 typedef float v8f __attribute__((vector_size(32), aligned(4)));
 typedef float v16f __attribute__((vector_size(64), aligned(4)));
 
-static void ukernel_4x8_generic(size_t kc, const float *restrict a, const float *restrict b,
-                                size_t ldb, float *restrict c, size_t ldc, bool accumulate) {
-    enum { MR = 4, V = 4 };
-    typedef v4f VEC;
-    MICRO_KERNEL_BODY
-}
+/* A kernel of `rows` rows of an A panel of mr rows, vector type vec of v
+ * floats, compiled for the ISA level that `target` names. */
+#define DEFINE_UKERNEL(target, name, mr, rows, v, vec)                                             \
+    target static void name(size_t kc, const float *restrict a, const float *restrict b,           \
+                            size_t ldb, float *restrict c, size_t ldc, bool accumulate) {          \
+        enum { MR = (mr), ROWS = (rows), V = (v) };                                                \
+        typedef vec VEC;                                                                           \
+        MICRO_KERNEL_BODY                                                                          \
+    }
+
+DEFINE_UKERNEL(, ukernel_4x8_generic, 4, 4, 4, v4f)
 
 #ifdef CPU_X86_VARIANTS
-CPU_TARGET_AVX2 static void ukernel_6x16_avx2(size_t kc, const float *restrict a,
-                                              const float *restrict b, size_t ldb,
-                                              float *restrict c, size_t ldc, bool accumulate) {
-    enum { MR = 6, V = 8 };
-    typedef v8f VEC;
-    MICRO_KERNEL_BODY
-}
+DEFINE_UKERNEL(CPU_TARGET_AVX2, ukernel_6x16_avx2, 6, 6, 8, v8f)
 
 /* 16 depths of up to 16 rows into panel order: rows[j][0..15] -> out[t *
  * width + j] for t < 16, j < w (zeros for w <= j < width <= 16). A 16 x 16
@@ -168,20 +172,50 @@ CPU_TARGET_AVX512 static void transpose16_avx512(const float *const *rows, size_
         _mm512_mask_storeu_ps(out + d * width, keep, t[d]);
 }
 
-CPU_TARGET_AVX512 static void ukernel_14x32_avx512(size_t kc, const float *restrict a,
-                                                   const float *restrict b, size_t ldb,
-                                                   float *restrict c, size_t ldc, bool accumulate) {
-    enum { MR = 14, V = 16 };
-    typedef v16f VEC;
-    MICRO_KERNEL_BODY
-}
+DEFINE_UKERNEL(CPU_TARGET_AVX512, ukernel_14x32_avx512, 14, 14, 16, v16f)
+#define AVX512_ROWS(r)                                                                             \
+    DEFINE_UKERNEL(CPU_TARGET_AVX512, ukernel_##r##of14x32_avx512, 14, r, 16, v16f)
+AVX512_ROWS(1)
+AVX512_ROWS(2)
+AVX512_ROWS(3)
+AVX512_ROWS(4)
+AVX512_ROWS(5)
+AVX512_ROWS(6)
+AVX512_ROWS(7)
+AVX512_ROWS(8)
+AVX512_ROWS(9)
+AVX512_ROWS(10)
+AVX512_ROWS(11)
+AVX512_ROWS(12)
+AVX512_ROWS(13)
+#define AVX2_ROWS(r) DEFINE_UKERNEL(CPU_TARGET_AVX2, ukernel_##r##of6x16_avx2, 6, r, 8, v8f)
+AVX2_ROWS(1)
+AVX2_ROWS(2)
+AVX2_ROWS(3)
+AVX2_ROWS(4)
+AVX2_ROWS(5)
 #endif
 
 static const struct sgemm_kernel kernels[3] = {
-    {4, 8, CPU_GENERIC, ukernel_4x8_generic, NULL},
+    {4, 8, CPU_GENERIC, ukernel_4x8_generic, NULL, {NULL}},
 #ifdef CPU_X86_VARIANTS
-    {6, 16, CPU_AVX2, ukernel_6x16_avx2, NULL},
-    {14, 32, CPU_AVX512, ukernel_14x32_avx512, transpose16_avx512},
+    {6,
+     16,
+     CPU_AVX2,
+     ukernel_6x16_avx2,
+     NULL,
+     {NULL, ukernel_1of6x16_avx2, ukernel_2of6x16_avx2, ukernel_3of6x16_avx2, ukernel_4of6x16_avx2,
+      ukernel_5of6x16_avx2}},
+    {14,
+     32,
+     CPU_AVX512,
+     ukernel_14x32_avx512,
+     transpose16_avx512,
+     {NULL, ukernel_1of14x32_avx512, ukernel_2of14x32_avx512, ukernel_3of14x32_avx512,
+      ukernel_4of14x32_avx512, ukernel_5of14x32_avx512, ukernel_6of14x32_avx512,
+      ukernel_7of14x32_avx512, ukernel_8of14x32_avx512, ukernel_9of14x32_avx512,
+      ukernel_10of14x32_avx512, ukernel_11of14x32_avx512, ukernel_12of14x32_avx512,
+      ukernel_13of14x32_avx512}},
 #endif
 };
 
@@ -384,6 +418,10 @@ static void tile(const struct sgemm_kernel *kn, size_t kc, const float *a, const
                  size_t ldb, float *c, size_t ldc, size_t h, size_t w, bool acc) {
     if (h == kn->mr && w == kn->nr) {
         kn->ukernel(kc, a, b, ldb, c, ldc, acc);
+        return;
+    }
+    if (w == kn->nr && kn->rows[h]) {
+        kn->rows[h](kc, a, b, ldb, c, ldc, acc);
         return;
     }
     float edge[14 * 32];

@@ -22,6 +22,8 @@
 #include "util/cpu.h"
 #include "util/thread_pool.h"
 
+#define SGEMM_MAX_MR 14 /* the tallest kernel's rows (AVX-512) */
+
 /* A micro-kernel and its tile: rows of A per panel (mr), columns of B (nr). */
 struct sgemm_kernel {
     size_t mr, nr;
@@ -33,6 +35,10 @@ struct sgemm_kernel {
     /* Optional: 16 depths of up to 16 rows (rows[j][0..15], j < w) into
      * panel order out[t * width + j], for packing a row-major A. */
     void (*transpose16)(const float *const *rows, size_t w, size_t width, float *out);
+    /* Optional: kernels for the first r < mr rows of a panel (rows[r]),
+     * for the last panel of an A whose rows are not a multiple of mr. */
+    void (*rows[SGEMM_MAX_MR])(size_t kc, const float *restrict a, const float *restrict b,
+                               size_t ldb, float *restrict c, size_t ldc, bool accumulate);
 };
 
 /* The kernel for this CPU (cpu_best_isa), or for isa (NULL when the CPU
