@@ -140,9 +140,10 @@ int main(void) {
             }
         checked++;
     }
-    /* plain, packed and callback operands; a column split (n > m) and a row
-     * split (n small), k across blocks */
-    const size_t shapes[][3] = {{30, 300, 600}, {200, 20, 530}, {7, 9, 3}};
+    /* plain, packed and callback operands; a column split (n > m), a row
+     * split (n small) and one for balance (128 x 196 on three threads: 7
+     * column panels against 10 row panels), k across blocks */
+    const size_t shapes[][3] = {{30, 300, 600}, {200, 20, 530}, {7, 9, 3}, {128, 196, 300}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int how_a = 0; how_a < 3; how_a++)
             for (int how_b = 0; how_b < 3; how_b++) {
