@@ -22,23 +22,25 @@
 #include "util/cpu.h"
 #include "util/thread_pool.h"
 
-#define SGEMM_MAX_MR 14 /* the tallest kernel's rows (AVX-512) */
+#define SGEMM_MAX_MR 14 /* the largest kernel tile (AVX-512 14 x 32) */
+#define SGEMM_MAX_NR 32
+
+/* C tile (rows x nr, row stride ldc) = or += A panel (kc x mr) * B (kc
+ * rows of nr, ldb apart). */
+typedef void (*sgemm_ukernel_fn)(size_t kc, const float *restrict a, const float *restrict b,
+                                 size_t ldb, float *restrict c, size_t ldc, bool accumulate);
 
 /* A micro-kernel and its tile: rows of A per panel (mr), columns of B (nr). */
 struct sgemm_kernel {
     size_t mr, nr;
     enum cpu_isa isa;
-    /* C tile (mr x nr, row stride ldc) = or += A panel (kc x mr) * B
-     * (kc rows of nr, ldb apart). */
-    void (*ukernel)(size_t kc, const float *restrict a, const float *restrict b, size_t ldb,
-                    float *restrict c, size_t ldc, bool accumulate);
+    sgemm_ukernel_fn ukernel; /* all mr rows */
     /* Optional: 16 depths of up to 16 rows (rows[j][0..15], j < w) into
      * panel order out[t * width + j], for packing a row-major A. */
     void (*transpose16)(const float *const *rows, size_t w, size_t width, float *out);
     /* Optional: kernels for the first r < mr rows of a panel (rows[r]),
      * for the last panel of an A whose rows are not a multiple of mr. */
-    void (*rows[SGEMM_MAX_MR])(size_t kc, const float *restrict a, const float *restrict b,
-                               size_t ldb, float *restrict c, size_t ldc, bool accumulate);
+    sgemm_ukernel_fn rows[SGEMM_MAX_MR];
 };
 
 /* The kernel for this CPU (cpu_best_isa), or for isa (NULL when the CPU
