@@ -128,6 +128,32 @@ static void families(void) {
     snprintf(args, sizeof args, "--db %s --families --epochs 300 --hidden 8 --jobs 3", fam_db);
     CHECK(eval(args) == 0);
     CHECK(strcmp(one, out) == 0 && test_contains(out, "families  top1 = "));
+    /* --family: only the folds named, the same lines as in the full run */
+    snprintf(args, sizeof args, "--db %s --families --epochs 300 --hidden 8 --family gamma,alpha",
+             fam_db);
+    CHECK(eval(args) == 0);
+    for (int f = 0; f < 3; f++) {
+        snprintf(want, sizeof want, "family %-16s %4d layers", names[f], layers[f]);
+        CHECK(test_contains(out, want) == (f != 1));
+        const char *line = strstr(one, want), *end = line ? strchr(line, '\n') : NULL;
+        char same[512] = "";
+        if (line && end && (size_t)(end - line) < sizeof same)
+            memcpy(same, line, (size_t)(end - line));
+        if (f != 1) /* the fold's line is the same as in the full run */
+            CHECK(same[0] && test_contains(out, same));
+    }
+    snprintf(want, sizeof want, "families  top1 = ");
+    at = strstr(out, want);
+    n = -1;
+    if (at)
+        sscanf(at, "families  top1 = %d/%d", &top1, &n);
+    CHECK(n == layers[0] + layers[2]);
+    snprintf(args, sizeof args, "--db %s --families --epochs 5 --family alpha,delta", fam_db);
+    CHECK(eval(args) == 1 && test_contains(out, "no layers of a family 'delta' in the data"));
+    snprintf(args, sizeof args, "--db %s --families --epochs 5 --family alpha,", fam_db);
+    CHECK(eval(args) == 2 && test_contains(out, "an empty family name"));
+    snprintf(args, sizeof args, "--db %s --family alpha", fam_db);
+    CHECK(eval(args) == 2 && test_contains(out, "--family needs --families"));
     snprintf(args, sizeof args, "--db %s --families --jobs 0", fam_db);
     CHECK(eval(args) == 2 && test_contains(out, "--jobs 0: must be in 1..64"));
 

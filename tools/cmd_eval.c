@@ -27,7 +27,9 @@ static const char summary[] =
     "--corpus, or given with --corpus DIR), trains a model (with the training flags below)\n"
     "without the family's layers and their perturbations, and scores it on the family's\n"
     "layers; prints a line per family and 'families: top1 = ..., geomean regret = ...' over\n"
-    "all of them, with the worst picks. --exclude FILE leaves a problem list out (the suite).";
+    "all of them, with the worst picks (marked where the model extrapolated and the policy\n"
+    "made the safe pick). --family F,G scores those families only (a quicker look at a few).\n"
+    "--exclude FILE leaves a problem list out (the suite).";
 
 static void print_score(const char *label, const struct ds_score *s) {
     char line[256];
@@ -39,9 +41,10 @@ static void print_worst(const struct dataset *d, const struct eval_report *r) {
     printf("worst picks (regret: problem, pick, fastest):\n");
     for (int i = 0; i < r->n_worst; i++) {
         const struct ds_problem *q = &d->v[r->worst[i].problem];
-        printf("  %7.2fx  %s%s%s: %s %.4f ms, fastest %s %.4f ms\n", r->worst[i].regret, q->key,
+        printf("  %7.2fx  %s%s%s: %s %.4f ms, fastest %s %.4f ms%s\n", r->worst[i].regret, q->key,
                q->network[0] ? " " : "", q->network, solver_get(r->worst[i].pick)->name,
-               q->ms[r->worst[i].pick], solver_get(q->fastest)->name, q->ms[q->fastest]);
+               q->ms[r->worst[i].pick], solver_get(q->fastest)->name, q->ms[q->fastest],
+               r->worst[i].extrapolating ? " (extrapolating: the safe pick)" : "");
     }
 }
 
@@ -73,7 +76,8 @@ static void print_family(void *ctx, const struct eval_family *f) {
 }
 
 int cmd_eval(int argc, char **argv) {
-    const char *db_path = NULL, *model_dir = NULL, *machine = NULL, *corpus = NULL, *exclude = NULL;
+    const char *db_path = NULL, *model_dir = NULL, *machine = NULL, *corpus = NULL, *exclude = NULL,
+               *only = NULL;
     bool misses = false, families = false;
     struct train_options o = TRAIN_DEFAULT_OPTIONS;
     int64_t epochs = o.epochs, hidden = o.hidden, seed = (int64_t)o.seed, ensemble = o.ensemble;
@@ -90,6 +94,8 @@ int cmd_eval(int argc, char **argv) {
          "list every held-out problem whose pick is not the fastest"},
         {NULL, "--families", CLI_SWITCH, &families, "",
          "leave one family out: train without each family, score on its layers"},
+        {NULL, "--family", CLI_STRING, &only, "F[,F...]",
+         "--families: only these families (names as the per-family lines print them)"},
         {NULL, "--corpus", CLI_STRING, &corpus, "FILE|DIR",
          "the corpus (data/networks): marks its layers, for databases tuned without origins"},
         {NULL, "--exclude", CLI_STRING, &exclude, "FILE", "leave out the problems of this CSV"},
@@ -110,6 +116,15 @@ int cmd_eval(int argc, char **argv) {
     if (jobs < 1 || jobs > EVAL_JOBS_MAX) {
         fprintf(stderr, "convsel eval: --jobs %lld: must be in 1..%d\n", (long long)jobs,
                 EVAL_JOBS_MAX);
+        return EXIT_USAGE;
+    }
+    if (only && !families) {
+        fprintf(stderr, "convsel eval: --family needs --families\n");
+        return EXIT_USAGE;
+    }
+    if (only &&
+        (!only[0] || only[strlen(only) - 1] == ',' || strstr(only, ",,") || only[0] == ',')) {
+        fprintf(stderr, "convsel eval: --family '%s': an empty family name\n", only);
         return EXIT_USAGE;
     }
     if (families && model_dir) {
@@ -155,8 +170,8 @@ int cmd_eval(int argc, char **argv) {
                path, d.n, counts, o.epochs, o.hidden, o.ensemble, o.seed);
         struct families_ctx ctx = {&d};
         struct eval_report overall;
-        if (!eval_families(&d, &o, d.limits.present ? &d.limits : NULL, (int)jobs, print_family,
-                           &ctx, &overall, err, sizeof err)) {
+        if (!eval_families(&d, &o, d.limits.present ? &d.limits : NULL, only, (int)jobs,
+                           print_family, &ctx, &overall, err, sizeof err)) {
             fprintf(stderr, "convsel eval: %s\n", err);
             dataset_free(&d);
             return EXIT_FAILED;

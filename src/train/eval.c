@@ -26,7 +26,8 @@ static bool add_error(struct eval_report *r, double e) {
     return true;
 }
 
-static void note_worst(struct eval_report *r, double regret, int problem, int pick) {
+static void note_worst(struct eval_report *r, struct eval_pick p) {
+    const double regret = p.regret;
     int at = r->n_worst;
     if (at == EVAL_WORST && regret <= r->worst[EVAL_WORST - 1].regret)
         return;
@@ -36,7 +37,7 @@ static void note_worst(struct eval_report *r, double regret, int problem, int pi
         r->worst[at] = r->worst[at - 1];
         at--;
     }
-    r->worst[at] = (struct eval_pick){regret, problem, pick};
+    r->worst[at] = p;
     if (r->n_worst < EVAL_WORST)
         r->n_worst++;
 }
@@ -57,7 +58,7 @@ int eval_add(struct eval_report *r, const struct dataset *d, int i, eval_ranking
     r->fastest[q->fastest]++;
     r->chosen[pick]++;
     r->extrapolated += extrapolating;
-    note_worst(r, regret, i, pick);
+    note_worst(r, (struct eval_pick){regret, i, pick, extrapolating});
     for (int s = 0; s < SOLVER_MAX; s++)
         if (est[s] > 0 && q->ms[s] > 0)
             add_error(r, fabs(log2(est[s] / q->ms[s])));
@@ -74,7 +75,7 @@ bool eval_report_merge(struct eval_report *a, const struct eval_report *b) {
     for (int s = 0; s < SOLVER_MAX; s++)
         a->fastest[s] += b->fastest[s], a->chosen[s] += b->chosen[s];
     for (int i = 0; i < b->n_worst; i++)
-        note_worst(a, b->worst[i].regret, b->worst[i].problem, b->worst[i].pick);
+        note_worst(a, b->worst[i]);
     for (size_t i = 0; i < b->n_est; i++)
         if (!add_error(a, b->est_err[i]))
             return false;
@@ -186,9 +187,36 @@ static void fold_range(void *ctx, size_t begin, size_t end) {
         run_fold(j, &j->v[f]);
 }
 
+/* Whether `name` is one of the comma-separated names of `list`. */
+static bool listed(const char *list, const char *name) {
+    const size_t len = strlen(name);
+    for (const char *at = list; *at;) {
+        const size_t n = strcspn(at, ",");
+        if (n == len && strncmp(at, name, n) == 0)
+            return true;
+        at += n + (at[n] == ',');
+    }
+    return false;
+}
+
+/* The first name of `only` that no family of j has, or NULL; its length in *len. */
+static const char *unknown_family(const char *only, const struct fold *v, int n, size_t *len) {
+    for (const char *at = only; *at;) {
+        *len = strcspn(at, ",");
+        bool found = false;
+        for (int f = 0; f < n && !found; f++)
+            found = strlen(v[f].family) == *len && strncmp(v[f].family, at, *len) == 0;
+        if (!found)
+            return at;
+        at += *len + (at[*len] == ',');
+    }
+    return NULL;
+}
+
 bool eval_families(const struct dataset *d, const struct train_options *o,
-                   const struct machine_limits *limits, int jobs, eval_family_fn fn, void *ctx,
-                   struct eval_report *overall, char *err, size_t cap) {
+                   const struct machine_limits *limits, const char *only, int jobs,
+                   eval_family_fn fn, void *ctx, struct eval_report *overall, char *err,
+                   size_t cap) {
     memset(overall, 0, sizeof *overall);
     struct folds j = {.d = d, .o = o, .limits = limits};
     j.v = calloc((size_t)d->n + 1, sizeof *j.v);
@@ -211,6 +239,21 @@ bool eval_families(const struct dataset *d, const struct train_options *o,
                  "with --corpus to eval)");
         free(j.v);
         return false;
+    }
+    size_t len = 0;
+    const char *unknown = only ? unknown_family(only, j.v, j.n, &len) : NULL;
+    if (unknown) {
+        snprintf(err, cap, "no layers of a family '%.*s' in the data (%d families)", (int)len,
+                 unknown, j.n);
+        free(j.v);
+        return false;
+    }
+    if (only) {
+        int kept = 0;
+        for (int f = 0; f < j.n; f++)
+            if (listed(only, j.v[f].family))
+                j.v[kept++] = j.v[f];
+        j.n = kept;
     }
     qsort(j.v, (size_t)j.n, sizeof *j.v, by_family);
     if (jobs > j.n)

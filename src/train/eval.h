@@ -33,8 +33,9 @@ typedef int (*eval_ranking_fn)(void *ctx, const struct ds_problem *q, int thread
 
 struct eval_pick {
     double regret;
-    int problem; /* index into the dataset */
-    int pick;    /* registry id */
+    int problem;        /* index into the dataset */
+    int pick;           /* registry id */
+    bool extrapolating; /* the model said so: the pick was the policy's safe one */
 };
 
 struct eval_report {
@@ -78,16 +79,19 @@ struct eval_family {
 };
 typedef void (*eval_family_fn)(void *ctx, const struct eval_family *f);
 
-/* Leave one family out over every family of d's layers; overall pools
- * every family's layers. limits go into each fold's metadata (floors), as
+/* Leave one family out over every family of d's layers (or those named
+ * in `only`, a comma-separated list; NULL: all); overall pools every
+ * family's layers. limits go into each fold's metadata (floors), as
  * into the shipped model's. The folds (a training each) run on `jobs`
  * threads (1..EVAL_JOBS_MAX; the results do not depend on it), and fn sees
  * them in name order once all are done. false with err when a training
- * fails or d has no layers with a family. */
+ * fails, d has no layers with a family, or `only` names a family d has no
+ * layers of. */
 #define EVAL_JOBS_MAX 64
 bool eval_families(const struct dataset *d, const struct train_options *o,
-                   const struct machine_limits *limits, int jobs, eval_family_fn fn, void *ctx,
-                   struct eval_report *overall, char *err, size_t cap);
+                   const struct machine_limits *limits, const char *only, int jobs,
+                   eval_family_fn fn, void *ctx, struct eval_report *overall, char *err,
+                   size_t cap);
 
 /* "<label> top1 = A/N (x%)  top3 = B/N (y%)  within 5% = C/N (z%)  geomean regret = R" */
 void eval_format_score(const char *label, const struct ds_score *s, char *buf, size_t cap);
