@@ -16,7 +16,12 @@
  * (util/peak.c) and every figure is also given as a share of it. Outputs
  * are compared with convsel's (max relative error).
  *
- *   build/bench_sgemm [--threads T] [--problems CSV] [--rounds R]
+ *   build/bench_sgemm [--threads T] [--problems CSV] [--rounds R] [--splits]
+ *
+ * --splits: instead of the libraries, convsel's GEMM with each way of
+ * sharing C out among the threads forced (columns, rows, depth: sgemm.h)
+ * beside its own choice, interleaved the same way: the A/B run that
+ * chooses between them.
  *
  * The libraries use their own threads, and three threaded runtimes taking
  * turns on two cores collapse when any of them spins after its call
@@ -50,12 +55,13 @@ enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                                const float *, int, float, float *, int);
 
-#define MAX_SOURCES 5 /* convsel, oneDNN, libxsmm, BLIS, OpenBLAS */
+#define MAX_SOURCES 5 /* convsel, oneDNN, libxsmm, BLIS, OpenBLAS; or convsel's 4 splits */
 
 struct source {
     const char *name;
-    cblas_sgemm_fn cblas; /* for the dlopen'ed libraries */
-    int kind;             /* 0 convsel, 1 dnnl, 2 cblas, 3 libxsmm */
+    cblas_sgemm_fn cblas;   /* for the dlopen'ed libraries */
+    int kind;               /* 0 convsel, 1 dnnl, 2 cblas, 3 libxsmm */
+    enum sgemm_split split; /* convsel: forced, or AUTO */
     double t[64];
     int runs;
 };
@@ -68,9 +74,15 @@ static void run(struct source *s, const struct shape *sh, const float *a, const 
                 struct thread_pool *pool) {
     const int m = (int)sh->m, n = (int)sh->n, k = (int)sh->k;
     if (s->kind == 0) {
-        const struct sgemm_args g = {sh->m, sh->n, sh->k, a, sh->k, false,
-                                     b,     sh->n, false, c, sh->n};
-        sgemm(&g, pool);
+        const struct sgemm_op op = {.m = sh->m,
+                                    .n = sh->n,
+                                    .k = sh->k,
+                                    .a = {.matrix = a, .ld = sh->k},
+                                    .b = {.matrix = b, .ld = sh->n},
+                                    .c = c,
+                                    .ldc = sh->n,
+                                    .split = s->split};
+        sgemm_run(&op, pool);
     } else if (s->kind == 1) {
         dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
     } else if (s->kind == 3) {
@@ -115,16 +127,22 @@ int main(int argc, char **argv) {
     }
     int threads = 2, rounds = 5;
     const char *problems = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--threads") == 0)
-            threads = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--problems") == 0)
-            problems = argv[i + 1];
-        else if (strcmp(argv[i], "--rounds") == 0)
-            rounds = atoi(argv[i + 1]);
+    bool splits = false, bad = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--splits") == 0)
+            splits = true;
+        else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
+            threads = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--problems") == 0)
+            problems = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0)
+            rounds = atoi(argv[++i]);
+        else
+            bad = true;
     }
-    if (threads < 1 || rounds < 1 || rounds > 64) {
-        fprintf(stderr, "usage: bench_sgemm [--threads T] [--problems CSV] [--rounds 1..64]\n");
+    if (bad || threads < 1 || rounds < 1 || rounds > 64) {
+        fprintf(stderr, "usage: bench_sgemm [--threads T] [--problems CSV] [--rounds 1..64] "
+                        "[--splits]\n");
         return 2;
     }
     char env[32];
@@ -161,15 +179,23 @@ int main(int argc, char **argv) {
     struct source src[MAX_SOURCES] = {{.name = "convsel", .kind = 0},
                                       {.name = "onednn", .kind = 1}};
     int n_src = 2;
+    if (splits) {
+        src[1] = (struct source){.name = "columns", .split = SGEMM_SPLIT_COLUMNS};
+        src[2] = (struct source){.name = "rows", .split = SGEMM_SPLIT_ROWS};
+        src[3] = (struct source){.name = "depth", .split = SGEMM_SPLIT_DEPTH};
+        n_src = 4;
+    }
 #ifdef CONVSEL_HAVE_LIBXSMM
-    libxsmm_init();
-    src[n_src++] = (struct source){.name = "libxsmm", .kind = 3};
+    if (!splits) {
+        libxsmm_init();
+        src[n_src++] = (struct source){.name = "libxsmm", .kind = 3};
+    }
 #else
     printf("libxsmm: not available (not found when this was built: apt install libxsmm-dev)\n");
 #endif
     const char *libs[2][3] = {{"blis", "libblis.so.4", "bli_thread_set_num_threads"},
                               {"openblas", "libopenblas.so.0", "openblas_set_num_threads"}};
-    for (int l = 0; l < 2; l++) {
+    for (int l = 0; l < 2 && !splits; l++) {
         const char *note = "";
         const cblas_sgemm_fn fn = open_cblas(libs[l][1], libs[l][2], threads, &note);
         if (fn)

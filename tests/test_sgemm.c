@@ -72,9 +72,10 @@ static void pack_plain(const void *ctx, size_t i0, size_t i1, size_t p0, size_t 
         }
 }
 
-/* C = A * B with A and B each plain (0), packed (1) or a callback (2). */
+/* C = A * B with A and B each plain (0), packed (1) or a callback (2),
+ * shared out among the threads as `split` says. */
 static bool check_operands(size_t m, size_t n, size_t k, int how_a, int how_b,
-                           struct thread_pool *pool, struct rng *g) {
+                           enum sgemm_split split, struct thread_pool *pool, struct rng *g) {
     const struct sgemm_kernel *kn = sgemm_kernel_best();
     float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
     float *c = malloc(m * n * sizeof *c);
@@ -92,7 +93,9 @@ static bool check_operands(size_t m, size_t n, size_t k, int how_a, int how_b,
         sgemm_pack(kn, false, &ob, n, k, pb, pool), ob = (struct sgemm_operand){.packed = pb};
     else if (how_b == 2)
         ob = (struct sgemm_operand){.pack = pack_plain, .ctx = &mb};
-    const struct sgemm_op op = {kn, m, n, k, oa, ob, c, n};
+    for (size_t i = 0; i < m * n; i++)
+        c[i] = 777.0f; /* every element must be written, not added to */
+    const struct sgemm_op op = {kn, m, n, k, oa, ob, c, n, split};
     sgemm_run(&op, pool);
     bool ok = true;
     for (size_t i = 0; i < m && ok; i++)
@@ -105,7 +108,8 @@ static bool check_operands(size_t m, size_t n, size_t k, int how_a, int how_b,
             ok = fabs(c[i * n + j] - want) <= 1e-5 * (mag + 1);
         }
     if (!ok)
-        fprintf(stderr, "  operands A %d B %d: m%zu n%zu k%zu\n", how_a, how_b, m, n, k);
+        fprintf(stderr, "  operands A %d B %d split %d: m%zu n%zu k%zu\n", how_a, how_b, (int)split,
+                m, n, k);
     free(a), free(b), free(c), free(pa), free(pb);
     return ok;
 }
@@ -142,16 +146,22 @@ int main(void) {
     }
     /* plain, packed and callback operands; a column split (n > m), a row
      * split (n small) and one for balance (128 x 196 on three threads: 7
-     * column panels against 10 row panels), k across blocks */
-    const size_t shapes[][3] = {{30, 300, 600}, {200, 20, 530}, {7, 9, 3}, {128, 196, 300}};
+     * column panels against 10 row panels), k across blocks; and each of
+     * them with each split forced, depth ranges included (k of 1 to 6
+     * blocks: 1 to 6 ranges on three threads, 1 or 2 on one) */
+    const size_t shapes[][3] = {{30, 300, 600},  {200, 20, 530},  {7, 9, 3},
+                                {128, 196, 300}, {128, 49, 2600}, {20, 10, 1030}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int how_a = 0; how_a < 3; how_a++)
-            for (int how_b = 0; how_b < 3; how_b++) {
-                CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b, NULL,
-                                     &g));
-                CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b, pool,
-                                     &g));
-            }
+        for (int split = SGEMM_SPLIT_AUTO; split <= SGEMM_SPLIT_DEPTH; split++)
+            for (int how_a = 0; how_a < 3; how_a++)
+                for (int how_b = 0; how_b < 3; how_b++) {
+                    if (split != SGEMM_SPLIT_AUTO && (how_a + how_b) % 2 && s < 4)
+                        continue; /* forced splits of the small shapes: half the combinations */
+                    CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b,
+                                         (enum sgemm_split)split, NULL, &g));
+                    CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b,
+                                         (enum sgemm_split)split, pool, &g));
+                }
     /* k = 0 gives zeros; the default entry point works */
     float c[4] = {1, 2, 3, 4}, a[1] = {0}, b[1] = {0};
     const struct sgemm_args z = {2, 2, 0, a, 1, false, b, 2, false, c, 2};

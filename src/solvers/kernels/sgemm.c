@@ -22,7 +22,9 @@
  * reads whole (A for column ranges, B for row ranges) is packed once, in
  * parallel, before the ranges run, unless it came packed. A row-major B is
  * not packed at all when A has few rows: the kernel reads its rows in
- * place (b_readable_in_place). */
+ * place (b_readable_in_place). Or they take ranges of the depth, each
+ * computing all of C into a buffer of its own, summed at the end
+ * (SGEMM_SPLIT_DEPTH, choose_split). */
 #include "solvers/kernels/sgemm.h"
 
 #include <pthread.h>
@@ -443,10 +445,19 @@ static bool b_readable_in_place(const struct sgemm_op *op) {
     return op->b.matrix && !op->b.trans && op->m <= 2 * (MC_ROWS / op->kernel->mr * op->kernel->mr);
 }
 
-/* C rows [i0, i1) x columns [j0, j1), with A and B packed (into this
- * thread's buffers) as needed. False when a buffer cannot be had. */
+/* The part of C one range computes: rows [i0, i1) x columns [j0, j1)
+ * over depths [k0, k1) (k0 a multiple of KC), written (not added) to c,
+ * whose row i is at c + i * ldc: C itself, or a depth range's buffer. */
+struct range {
+    size_t i0, i1, j0, j1, k0, k1;
+    float *c;
+    size_t ldc;
+};
+
+/* One range, with A and B packed (into this thread's buffers) as needed.
+ * False when a buffer cannot be had. */
 static bool run_range(const struct sgemm_op *op, const float *a_packed, const float *b_packed,
-                      size_t i0, size_t i1, size_t j0, size_t j1) {
+                      const struct range *r) {
     const struct sgemm_kernel *kn = op->kernel;
     const size_t mr = kn->mr, nr = kn->nr, mc_max = MC_ROWS / mr * mr;
     const size_t m_pad = round_up(op->m, mr), n_pad = round_up(op->n, nr);
@@ -459,17 +470,17 @@ static bool run_range(const struct sgemm_op *op, const float *a_packed, const fl
     /* B in place: only a last partial panel (which would read past the
      * matrix's columns) is packed. */
     const bool b_in_place = !b_packed && b_readable_in_place(op);
-    for (size_t p0 = 0; p0 < op->k; p0 += KC) {
-        const size_t kc = op->k - p0 < KC ? op->k - p0 : KC;
-        const bool acc = p0 > 0;
-        for (size_t jc = j0; jc < j1; jc += NC) {
-            const size_t nc = j1 - jc < NC ? j1 - jc : NC;
+    for (size_t p0 = r->k0; p0 < r->k1; p0 += KC) {
+        const size_t kc = r->k1 - p0 < KC ? r->k1 - p0 : KC;
+        const bool acc = p0 > r->k0;
+        for (size_t jc = r->j0; jc < r->j1; jc += NC) {
+            const size_t nc = r->j1 - jc < NC ? r->j1 - jc : NC;
             const size_t full = b_in_place ? nc / nr * nr : 0; /* panels read in place */
             const float *bp = b_packed ? packed_at(b_packed, n_pad, p0, kc, jc) : pb;
             if (!b_packed && full < nc)
                 pack_operand(kn, &op->b, false, jc + full, jc + nc, p0, kc, nr, pb);
-            for (size_t ic = i0; ic < i1; ic += mc_max) {
-                const size_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
+            for (size_t ic = r->i0; ic < r->i1; ic += mc_max) {
+                const size_t mc = r->i1 - ic < mc_max ? r->i1 - ic : mc_max;
                 const float *ap = a_packed ? packed_at(a_packed, m_pad, p0, kc, ic) : pa;
                 if (!a_packed)
                     pack_operand(kn, &op->a, true, ic, ic + mc, p0, kc, mr, pa);
@@ -478,9 +489,8 @@ static bool run_range(const struct sgemm_op *op, const float *a_packed, const fl
                         jr < full ? op->b.matrix + p0 * op->b.ld + jc + jr : bp + (jr - full) * kc;
                     const size_t ldb = jr < full ? op->b.ld : nr;
                     for (size_t ir = 0; ir < mc; ir += mr)
-                        tile(kn, kc, ap + ir * kc, b, ldb, op->c + (ic + ir) * op->ldc + jc + jr,
-                             op->ldc, mc - ir < mr ? mc - ir : mr, nc - jr < nr ? nc - jr : nr,
-                             acc);
+                        tile(kn, kc, ap + ir * kc, b, ldb, r->c + (ic + ir) * r->ldc + jc + jr,
+                             r->ldc, mc - ir < mr ? mc - ir : mr, nc - jr < nr ? nc - jr : nr, acc);
                 }
             }
         }
@@ -497,13 +507,13 @@ static float element(const struct sgemm_operand *o, bool is_a, size_t i, size_t 
     return v;
 }
 
-static void run_unbuffered(const struct sgemm_op *op, size_t i0, size_t i1, size_t j0, size_t j1) {
+static void run_unbuffered(const struct sgemm_op *op, const struct range *r) {
     const struct sgemm_kernel *kn = op->kernel;
     const size_t m_pad = round_up(op->m, kn->mr), n_pad = round_up(op->n, kn->nr);
-    for (size_t i = i0; i < i1; i++)
-        for (size_t j = j0; j < j1; j++) {
+    for (size_t i = r->i0; i < r->i1; i++)
+        for (size_t j = r->j0; j < r->j1; j++) {
             float sum = 0.0f;
-            for (size_t p = 0; p < op->k; p++) {
+            for (size_t p = r->k0; p < r->k1; p++) {
                 const size_t p0 = p / KC * KC, kc = op->k - p0 < KC ? op->k - p0 : KC;
                 const float a = op->a.packed
                                     ? packed_at(op->a.packed, m_pad, p0, kc,
@@ -515,29 +525,98 @@ static void run_unbuffered(const struct sgemm_op *op, size_t i0, size_t i1, size
                                     : element(&op->b, false, j, p);
                 sum += a * b;
             }
-            op->c[i * op->ldc + j] = sum;
+            r->c[i * r->ldc + j] = sum;
         }
+}
+
+static void run_or_fallback(const struct sgemm_op *op, const float *a_packed, const float *b_packed,
+                            const struct range *r) {
+    if (!run_range(op, a_packed, b_packed, r))
+        run_unbuffered(op, r);
 }
 
 struct range_job {
     const struct sgemm_op *op;
     const float *a_packed, *b_packed;
-    bool by_rows;
+    enum sgemm_split split; /* COLUMNS, ROWS or DEPTH */
+    size_t depth_ranges;    /* DEPTH: how many */
+    float *partial;         /* DEPTH: ranges 1.. write m x n each here; range 0 writes C */
 };
 
 static void range_tasks(void *ctx, size_t begin, size_t end) {
     const struct range_job *j = ctx;
     const struct sgemm_op *op = j->op;
-    size_t i0 = 0, i1 = op->m, j0 = 0, j1 = op->n;
-    if (j->by_rows) {
-        i0 = begin * op->kernel->mr;
-        i1 = end * op->kernel->mr < op->m ? end * op->kernel->mr : op->m;
+    struct range r = {0, op->m, 0, op->n, 0, op->k, op->c, op->ldc};
+    if (j->split == SGEMM_SPLIT_ROWS) {
+        r.i0 = begin * op->kernel->mr;
+        r.i1 = end * op->kernel->mr < op->m ? end * op->kernel->mr : op->m;
+    } else if (j->split == SGEMM_SPLIT_COLUMNS) {
+        r.j0 = begin * op->kernel->nr;
+        r.j1 = end * op->kernel->nr < op->n ? end * op->kernel->nr : op->n;
     } else {
-        j0 = begin * op->kernel->nr;
-        j1 = end * op->kernel->nr < op->n ? end * op->kernel->nr : op->n;
+        /* one task per depth range: whole KC blocks, shared out evenly */
+        const size_t blocks = (op->k + KC - 1) / KC;
+        for (size_t t = begin; t < end; t++) {
+            const size_t b0 = t * blocks / j->depth_ranges, b1 = (t + 1) * blocks / j->depth_ranges;
+            r.k0 = b0 * KC;
+            r.k1 = b1 * KC < op->k ? b1 * KC : op->k;
+            r.c = t == 0 ? op->c : j->partial + (t - 1) * op->m * op->n;
+            r.ldc = t == 0 ? op->ldc : op->n;
+            run_or_fallback(op, j->a_packed, j->b_packed, &r);
+        }
+        return;
     }
-    if (!run_range(op, j->a_packed, j->b_packed, i0, i1, j0, j1))
-        run_unbuffered(op, i0, i1, j0, j1);
+    run_or_fallback(op, j->a_packed, j->b_packed, &r);
+}
+
+/* DEPTH: C's rows [begin, end) += every other range's buffer. */
+static void sum_tasks(void *ctx, size_t begin, size_t end) {
+    const struct range_job *j = ctx;
+    const struct sgemm_op *op = j->op;
+    for (size_t i = begin; i < end; i++) {
+        float *restrict c = op->c + i * op->ldc;
+        for (size_t t = 1; t < j->depth_ranges; t++) {
+            const float *restrict part = j->partial + (t - 1) * op->m * op->n + i * op->n;
+            for (size_t x = 0; x < op->n; x++)
+                c[x] += part[x];
+        }
+    }
+}
+
+/* Depth ranges per thread: two, so that a thread slowed by another
+ * process leaves the second of its ranges to the others. */
+#define DEPTH_RANGES_PER_THREAD 2
+
+/* Below this many FLOPs a GEMM runs on the calling thread alone: waking
+ * the pool costs more than it saves (8x784x72, 0.9 MFLOP: 151 GFLOP/s on
+ * one thread against 59 on two; at 2.4-3.6 MFLOP the two were level). */
+#define SERIAL_FLOP 2e6
+
+/* The split for op on `threads` threads, when not forced. */
+static enum sgemm_split choose_split(const struct sgemm_op *op, size_t threads) {
+    const size_t mr = op->kernel->mr, nr = op->kernel->nr;
+    const size_t col_tasks = (op->n + nr - 1) / nr, row_tasks = (op->m + mr - 1) / mr;
+    if (threads < 2 || row_tasks < threads)
+        return SGEMM_SPLIT_COLUMNS;
+    /* Split the columns unless there are too few of them for the threads,
+     * or clearly fewer than rows (a 7x7 map: n = 49 against 512 rows), or
+     * when whole row panels share the tiles out more evenly (by 5 %) than
+     * whole column panels: a 14x14 map has 7 column panels, 4 and 3 to
+     * two threads, where 128 rows are 10 panels, 5 and 5 (1.38x measured
+     * on 128x196x1152; 1.07-1.43x on such shapes, the rest unchanged). */
+    const size_t col_share = (col_tasks + threads - 1) / threads * row_tasks;
+    const size_t row_share = (row_tasks + threads - 1) / threads * col_tasks;
+    if (!(col_tasks < 2 * threads || op->n * 2 < op->m || row_share * 20 < col_share * 19))
+        return SGEMM_SPLIT_COLUMNS;
+    /* Rows, but so few panels that the pool hands them out one by one
+     * (thread_pool.h: about four ranges a thread), and each range reads
+     * all of B again: with K of two blocks or more, ranges of the depth
+     * read A and B once (128x49x20800 1.29-1.33x, 160x49x960 1.14x,
+     * 128x49x2048 1.14x; from 19 panels up the rows were as fast or
+     * faster: 256x49x9216 0.92x, 512x49x4608 0.88-0.91x). */
+    if (row_tasks < 8 * threads && op->k > KC)
+        return SGEMM_SPLIT_DEPTH;
+    return SGEMM_SPLIT_ROWS;
 }
 
 void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
@@ -552,24 +631,33 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
         return;
     }
     const size_t mr = op.kernel->mr, nr = op.kernel->nr;
+    const bool forced = op.split > SGEMM_SPLIT_AUTO && op.split <= SGEMM_SPLIT_DEPTH;
+    if (!forced && 2.0 * (double)op.m * (double)op.n * (double)op.k < SERIAL_FLOP)
+        pool = NULL;
     const size_t threads = (size_t)(pool ? thread_pool_threads(pool) : 1);
     const size_t col_tasks = (op.n + nr - 1) / nr, row_tasks = (op.m + mr - 1) / mr;
-    /* Split the columns unless there are too few of them for the threads,
-     * or clearly fewer than rows (a 7x7 map: n = 49 against 512 rows), or
-     * when whole row panels share the tiles out more evenly (by 5 %) than
-     * whole column panels: a 14x14 map has 7 column panels, 4 and 3 to
-     * two threads, where 128 rows are 10 panels, 5 and 5 (1.38x measured
-     * on 128x196x1152; 1.07-1.43x on such shapes, the rest unchanged). */
-    const size_t col_share = (col_tasks + threads - 1) / threads * row_tasks;
-    const size_t row_share = (row_tasks + threads - 1) / threads * col_tasks;
-    struct range_job j = {
-        &op, op.a.packed, op.b.packed,
-        threads > 1 && row_tasks >= threads &&
-            (col_tasks < 2 * threads || op.n * 2 < op.m || row_share * 20 < col_share * 19)};
+    struct range_job j = {.op = &op,
+                          .a_packed = op.a.packed,
+                          .b_packed = op.b.packed,
+                          .split = forced ? op.split : choose_split(&op, threads)};
+    if (j.split == SGEMM_SPLIT_DEPTH) {
+        const size_t blocks = (op.k + KC - 1) / KC, want = threads * DEPTH_RANGES_PER_THREAD;
+        j.depth_ranges = blocks < want ? blocks : want;
+        struct buffers *bf = j.depth_ranges > 1 ? thread_buffers() : NULL;
+        j.partial =
+            bf ? grow(&bf->shared, &bf->shared_cap, (j.depth_ranges - 1) * op.m * op.n) : NULL;
+        if (j.depth_ranges > 1 && j.partial == NULL)
+            j.depth_ranges = 1; /* no buffer: one range, on one thread */
+        thread_pool_parallel_for(pool, j.depth_ranges, range_tasks, &j);
+        if (j.depth_ranges > 1)
+            thread_pool_parallel_for(pool, op.m, sum_tasks, &j);
+        return;
+    }
     /* The operand every range reads whole is packed once, by all threads,
      * unless it came packed: A for column ranges, B for row ranges. */
-    const bool pack_a = threads > 1 && !j.by_rows && !j.a_packed;
-    const bool pack_b = threads > 1 && j.by_rows && !j.b_packed && !b_readable_in_place(&op);
+    const bool by_rows = j.split == SGEMM_SPLIT_ROWS;
+    const bool pack_a = threads > 1 && !by_rows && !j.a_packed;
+    const bool pack_b = threads > 1 && by_rows && !j.b_packed && !b_readable_in_place(&op);
     struct buffers *bf = (pack_a || pack_b) ? thread_buffers() : NULL;
     float *shared = NULL;
     if (bf) {
@@ -584,7 +672,7 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
         else
             j.b_packed = shared;
     }
-    thread_pool_parallel_for(pool, j.by_rows ? row_tasks : col_tasks, range_tasks, &j);
+    thread_pool_parallel_for(pool, by_rows ? row_tasks : col_tasks, range_tasks, &j);
 }
 
 void sgemm(const struct sgemm_args *g, struct thread_pool *pool) {

@@ -73,6 +73,19 @@ struct sgemm_operand {
     const void *ctx;
 };
 
+/* How sgemm_run shares C out among the pool's threads. AUTO chooses; the
+ * others force a split (tests check each, bench_sgemm --splits times them
+ * side by side). DEPTH: each thread computes all of C over its own range of
+ * K into a buffer of its own, and the buffers are summed into C: for a
+ * small C with a deep K, where ranges of rows or columns are too few to
+ * balance or read the other operand again and again. */
+enum sgemm_split {
+    SGEMM_SPLIT_AUTO = 0,
+    SGEMM_SPLIT_COLUMNS,
+    SGEMM_SPLIT_ROWS,
+    SGEMM_SPLIT_DEPTH,
+};
+
 struct sgemm_op {
     const struct sgemm_kernel *kernel; /* NULL: sgemm_kernel_best() */
     size_t m, n, k;
@@ -80,11 +93,13 @@ struct sgemm_op {
     struct sgemm_operand b; /* k x n */
     float *c;               /* m x n, row stride ldc */
     size_t ldc;
+    enum sgemm_split split; /* 0 (AUTO) unless forced */
 };
 
 /* C = A * B on the pool's threads (pool may be NULL). Threads take
- * disjoint column ranges of C, or row ranges when C has few columns; the
- * operand every range reads whole is packed once first, in parallel. */
+ * disjoint column ranges of C, or row ranges when C has few columns, or
+ * depth ranges (op.split); the operand every row or column range reads
+ * whole is packed once first, in parallel. */
 void sgemm_run(const struct sgemm_op *op, struct thread_pool *pool);
 
 /* Floats of a packed A (rows = m) or B (rows = n) of depth k for kernel. */
