@@ -218,10 +218,69 @@ static void optional_keys(void) {
     free(json);
 }
 
+/* Bounds per kind and safe lists per class: round trip; absent kinds and
+ * classes stay absent (metadata from before them reads as it did);
+ * refused by name when malformed. */
+static void kinds_and_classes(void) {
+    struct model_metadata m = sample();
+    m.bounds.present = true;
+    for (int f = 0; f < FEATURE_COUNT; f++)
+        m.bounds.min[f] = -2.0f * (float)f - 1, m.bounds.max[f] = 3.0f * (float)f + 2;
+    m.kind_bounds[2] = m.bounds;
+    m.kind_bounds[2].max[3] = 1.25f;
+    m.safe_count[0] = 1, m.safe[0][0] = 0;
+    m.safe_count[2] = 1, m.safe[2][0] = 1;
+    char err[METADATA_ERROR_MAX] = "";
+    struct model_metadata back;
+    char *json = metadata_to_json(&m);
+    /* no 1x1 lists: the file is as before them */
+    CHECK(json && strstr(json, "\"bounds_by_kind\"") && !strstr(json, "_1x1"));
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(!back.kind_bounds[0].present && !back.kind_bounds[1].present);
+    CHECK(memcmp(&back.kind_bounds[2], &m.kind_bounds[2], sizeof m.kind_bounds[2]) == 0);
+    CHECK(back.safe_count[3] == 0 && back.safe_count[4] == 0 && back.safe_count[5] == 0);
+    free(json);
+    m.safe_count[3] = 2, m.safe[3][0] = 2, m.safe[3][1] = 1; /* dense_1x1 */
+    json = metadata_to_json(&m);
+    CHECK(json && strstr(json, "\"dense_1x1\"") && !strstr(json, "\"grouped_1x1\""));
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(back.safe_count[3] == 2 && back.safe[3][0] == 2 && back.safe[3][1] == 1 &&
+          back.safe_count[4] == 0);
+    static char edited[1 << 15];
+    struct {
+        const char *from, *to, *why;
+    } cases[] = {
+        {"\"dense_1x1\":\t[", "\"dense_1x1\":\t[\"fft\", ", "safe.dense_1x1 names fft"},
+        {"\"dense_1x1\":\t[", "\"dense_1x1\":\t7, \"x\": [", "safe.dense_1x1 must be a list"},
+        {"\"bounds_by_kind\":\t{", "\"bounds_by_kind\":\t3, \"y\": {",
+         "bounds_by_kind must be an object"},
+        {"\"bounds\":\t{", "\"no_bounds\":\t{", "bounds_by_kind must be an object beside bounds"},
+        {"\"log2_in_w\":\t1.25", "\"log2_in_w\":\t-100",
+         "bounds_by_kind.depthwise.{min,max}.log2_in_w"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *at = json ? strstr(json, cases[i].from) : NULL;
+        CHECK(at != NULL);
+        if (!at) {
+            fprintf(stderr, "  '%s' not in the metadata\n", cases[i].from);
+            continue;
+        }
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - json), json, cases[i].to,
+                 at + strlen(cases[i].from));
+        err[0] = '\0';
+        CHECK(!metadata_from_json(edited, strlen(edited), &back, err, sizeof err));
+        CHECK(test_contains(err, cases[i].why));
+        if (!test_contains(err, cases[i].why))
+            fprintf(stderr, "  got: %s\n", err);
+    }
+    free(json);
+}
+
 int main(void) {
     known_problem();
     stats();
     metadata();
     optional_keys();
+    kinds_and_classes();
     return test_finish("test_features");
 }

@@ -125,9 +125,10 @@ static void extrapolation_and_safe_pick(void) {
     policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && r.feature == 2 && r.order[0] == od);
 
-    /* only the scale above the range (a larger batch of a trained shape):
-     * extrapolating and unsure, but the model's order stays; a scale below
-     * the range, or a shape feature outside too, takes the safe pick */
+    /* only the scale outside the range (a larger batch of a trained shape,
+     * or a layer smaller than any trained): extrapolating and unsure, but
+     * the model's order stays; a shape feature outside too takes the safe
+     * pick */
     m.safe_count[0] = 2;
     for (int i = 0; i < FEATURE_COUNT; i++)
         m.bounds.min[i] = f[i] - 1, m.bounds.max[i] = f[i] + 1;
@@ -145,9 +146,29 @@ static void extrapolation_and_safe_pick(void) {
     CHECK(r.extrapolating && !r.scale_only && r.order[0] == og);
     m.bounds.max[2] = f[2] + 1;
     m.bounds.max[batch] = f[batch] + 1, m.bounds.max[flop] = f[flop] + 1;
-    m.bounds.min[batch] = f[batch] + 0.5f; /* a smaller batch than any trained */
+    m.bounds.min[flop] = f[flop] + 0.5f; /* less work than any trained */
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.scale_only && r.order[0] == od);
+    m.bounds.min[2] = f[2] + 0.5f; /* and smaller in a shape feature */
     policy_rank(&m, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && !r.scale_only && r.order[0] == og);
+    m.bounds.min[2] = f[2] - 1, m.bounds.min[flop] = f[flop] - 1;
+
+    /* the bounds of the problem's kind, where the metadata has them: a
+     * depthwise layer of a filter no depthwise layer had extrapolates
+     * though dense layers had it; a kind without them takes the global ones */
+    m.kind_bounds[0] = m.bounds;
+    m.kind_bounds[0].max[7] = f[7] - 0.5f; /* fil_h */
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.feature == 7 && r.order[0] == og);
+    m.kind_bounds[0].present = false;
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(!r.extrapolating && r.order[0] == od);
+    m.kind_bounds[2] = m.bounds; /* another kind's bounds do not count */
+    m.kind_bounds[2].max[7] = f[7] - 0.5f;
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(!r.extrapolating);
+    memset(m.kind_bounds, 0, sizeof m.kind_bounds);
 
     /* the kind decides the list: a depthwise problem takes the depthwise one */
     const struct conv_problem d = problem(32, 28, 32, 3, 32);
@@ -163,21 +184,37 @@ static void extrapolation_and_safe_pick(void) {
     policy_rank(&md, &d, 2, true, l2, &r);
     CHECK(r.extrapolating && r.order[0] == dw);
 
-    /* among the first POLICY_SAFE_CHOICES applicable safe solvers, the
-     * model's order decides; a safe solver further down the list does not
-     * count (DeepLab's 3x3 at dilation 36: onednn_gemm, first on the list,
-     * ran 7.8x slower than onednn_direct, second) */
-    CHECK(POLICY_SAFE_CHOICES == 2);
-    md.safe_count[0] = 3, md.safe[0][0] = og, md.safe[0][1] = od, md.safe[0][2] = im;
+    /* the first applicable solver of the list goes first, whatever the
+     * model says of it (POLICY_SAFE_CHOICES 1: with the model choosing
+     * between the first two, QuartzNet's 1x87 depthwise layer went to
+     * oneDNN's direct solver at 14x the depthwise one's time); the rest
+     * keep the model's order */
+    CHECK(POLICY_SAFE_CHOICES == 1);
+    md.safe_count[0] = 3, md.safe[0][0] = od, md.safe[0][1] = og, md.safe[0][2] = im;
     all_nan(l2);
-    l2[od] = 1, l2[og] = 2, l2[im] = 0; /* the model: im2col, direct, gemm */
+    l2[od] = 3, l2[og] = 2, l2[im] = 0; /* the model: im2col, gemm, direct */
     policy_rank(&md, &p, 2, true, l2, &r);
     CHECK(r.extrapolating && r.order[0] == od && r.order[1] == im && r.order[2] == og);
-    l2[od] = 3; /* now gemm before direct */
+    md.safe[0][0] = dw; /* not applicable: the next one, gemm */
     policy_rank(&md, &p, 2, true, l2, &r);
-    CHECK(r.extrapolating && r.order[0] == og && r.order[1] == im && r.order[2] == od);
-    md.safe[0][0] = dw; /* not applicable: direct and im2col are the two choices */
-    policy_rank(&md, &p, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == og && r.order[1] == im);
+
+    /* the class decides the list: a 1x1 layer takes its kind's 1x1 list
+     * where the metadata has one, else its kind's */
+    const struct conv_problem one = problem(64, 56, 64, 1, 1);
+    CHECK(policy_safe_class(&one) == PROBLEM_KINDS && policy_safe_class(&p) == 0);
+    CHECK(policy_safe_class(&d) == 2 && policy_safe_class(&g) == 1);
+    CHECK(strcmp(safe_class_names[PROBLEM_KINDS], "dense_1x1") == 0);
+    const int g1 = solver_find("gemm_1x1");
+    all_nan(l2);
+    l2[og] = 0, l2[g1] = 1, l2[im] = 2;
+    md.safe_count[0] = 1, md.safe[0][0] = im;
+    policy_rank(&md, &one, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == im); /* no dense_1x1 list: the dense one */
+    md.safe_count[PROBLEM_KINDS] = 1, md.safe[PROBLEM_KINDS][0] = g1;
+    policy_rank(&md, &one, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == g1);
+    policy_rank(&md, &p, 2, true, l2, &r); /* a 3x3 layer keeps the dense list */
     CHECK(r.extrapolating && r.order[0] == im);
 }
 

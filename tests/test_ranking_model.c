@@ -72,10 +72,13 @@ int main(void) {
           test_contains(out, "ranking   1 gemm_1x1") && test_contains(out, "verified"));
     CHECK(test_contains(out, " ms      model")); /* a predicted time, not "-" */
     CHECK(!test_contains(out, "extrapolates"));  /* inside the training range */
-    /* a 7x7 filter: outside the range of fil_h (1..5), said with the feature */
+    /* a 7x7 filter: outside the range of fil_h (1..5) of the dense layers
+     * trained on, said with the feature; the pick is the safe one */
     CHECK(conv(env, 7) == 0 && test_contains(out, "(auto: model)") &&
           test_contains(out, "extrap    the model extrapolates here: fil_h = 7 is outside its "
-                             "training range [1, 5]") &&
+                             "training range [1, 5] for dense layers") &&
+          test_contains(out, "the first pick is the applicable solver with the mildest worst "
+                             "cases on this class of layer") &&
           test_contains(out, "verified"));
     CHECK(conv(env, 3) == 0 && test_contains(out, "ranking   1 im2col_gemm") &&
           test_contains(out, "(auto: model)") && test_contains(out, "verified"));

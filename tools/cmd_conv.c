@@ -127,14 +127,17 @@ static void print_extrapolation(const struct conv_problem *p, int threads,
         printf("extrap    the model extrapolates here: its estimates are guesses\n");
         return;
     }
-    const struct feature_bounds *b = &ranking_model_metadata(m)->bounds;
+    const struct model_metadata *meta = ranking_model_metadata(m);
+    const struct feature_bounds *b = policy_bounds(meta, p);
     printf("extrap    the model extrapolates here: %s = %g is outside its training range [%g, "
-           "%g]; its estimates are guesses, and %s\n",
+           "%g]%s%s%s; its estimates are guesses, and %s\n",
            feature_names[pr.feature], (double)pr.value, (double)b->min[pr.feature],
-           (double)b->max[pr.feature],
-           pr.scale_only ? "as only the scale is larger than trained, its order stands"
-                         : "the first pick is the model's choice of the two solvers with the "
-                           "mildest worst cases for this kind of layer");
+           (double)b->max[pr.feature], b == &meta->bounds ? "" : " for ",
+           b == &meta->bounds ? "" : problem_kind_names[policy_kind(p)],
+           b == &meta->bounds ? "" : " layers",
+           pr.scale_only ? "as only the scale is outside it, its order stands"
+                         : "the first pick is the applicable solver with the mildest worst "
+                           "cases on this class of layer (metadata \"safe\")");
 }
 
 int cmd_conv(int argc, char **argv) {

@@ -41,10 +41,14 @@ static void print_worst(const struct dataset *d, const struct eval_report *r) {
     printf("worst picks (regret: problem, pick, fastest):\n");
     for (int i = 0; i < r->n_worst; i++) {
         const struct ds_problem *q = &d->v[r->worst[i].problem];
+        const struct eval_extrapolation *x = &r->worst[i].x;
+        char note[96] = "";
+        if (x->feature >= 0)
+            snprintf(note, sizeof note, " (extrapolating on %s%s)", feature_names[x->feature],
+                     x->safe_pick ? ": the safe pick" : ", the scale: the model's order");
         printf("  %7.2fx  %s%s%s: %s %.4f ms, fastest %s %.4f ms%s\n", r->worst[i].regret, q->key,
                q->network[0] ? " " : "", q->network, solver_get(r->worst[i].pick)->name,
-               q->ms[r->worst[i].pick], solver_get(q->fastest)->name, q->ms[q->fastest],
-               r->worst[i].extrapolating ? " (extrapolating: the safe pick)" : "");
+               q->ms[r->worst[i].pick], solver_get(q->fastest)->name, q->ms[q->fastest], note);
     }
 }
 

@@ -53,17 +53,30 @@ struct feature_bounds {
 #define PROBLEM_KINDS 3
 extern const char *const problem_kind_names[PROBLEM_KINDS];
 
+/* Classes of problem for the safe lists: the kinds, then the kinds with a
+ * 1x1 filter, whose fastest solvers are others (dense: oneDNN's GEMM,
+ * where oneDNN's direct solver is the mildest on larger filters). Names:
+ * the kinds', then "<kind>_1x1". */
+#define SAFE_CLASSES (2 * PROBLEM_KINDS)
+extern const char *const safe_class_names[SAFE_CLASSES];
+
 struct model_metadata {
     struct feature_stats stats;
     int num_solvers;
     char solver_names[SOLVER_MAX][METADATA_NAME_MAX]; /* model output i -> solver name */
     char target[METADATA_NAME_MAX]; /* machine signature trained on, e.g. avx512-2c-2t */
     struct feature_bounds bounds;
+    /* The same over the training problems of each kind (policy_kind):
+     * a depthwise layer of 87 taps is outside what any depthwise layer
+     * was trained on though dense layers that wide were (optional). */
+    struct feature_bounds kind_bounds[PROBLEM_KINDS];
     struct machine_limits limits;
-    /* Per kind, model outputs by their 99th-percentile regret on the
-     * training problems of that kind, mildest first (optional: count 0). */
-    int safe_count[PROBLEM_KINDS];
-    int safe[PROBLEM_KINDS][SOLVER_MAX];
+    /* Per class (policy_safe_class), model outputs by their 99th-percentile
+     * regret on the training problems of that class, mildest first
+     * (optional: count 0; metadata from before the 1x1 classes has the
+     * kinds' lists only, which then serve their 1x1 classes too). */
+    int safe_count[SAFE_CLASSES];
+    int safe[SAFE_CLASSES][SOLVER_MAX];
 };
 
 /* The metadata as JSON text (malloc'd; NULL when out of memory). */

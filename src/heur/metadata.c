@@ -17,6 +17,16 @@ static bool fail(char *err, size_t cap, const char *fmt, ...) {
     return false;
 }
 
+/* {"min": {feature: v}, "max": {feature: v}} into obj. */
+static void add_bounds(cJSON *obj, const struct feature_bounds *b) {
+    cJSON *lo = cJSON_AddObjectToObject(obj, "min");
+    cJSON *hi = cJSON_AddObjectToObject(obj, "max");
+    for (int f = 0; f < FEATURE_COUNT; f++) {
+        cJSON_AddNumberToObject(lo, feature_names[f], b->min[f]);
+        cJSON_AddNumberToObject(hi, feature_names[f], b->max[f]);
+    }
+}
+
 char *metadata_to_json(const struct model_metadata *m) {
     cJSON *root = cJSON_CreateObject();
     cJSON *names = cJSON_AddArrayToObject(root, "conv_params_used_as_features");
@@ -37,14 +47,17 @@ char *metadata_to_json(const struct model_metadata *m) {
         cJSON_AddNumberToObject(mean, feature_names[f], m->stats.mean[f]);
         cJSON_AddNumberToObject(std, feature_names[f], m->stats.std[f]);
     }
-    if (m->bounds.present) {
-        cJSON *bounds = cJSON_AddObjectToObject(root, "bounds");
-        cJSON *lo = cJSON_AddObjectToObject(bounds, "min");
-        cJSON *hi = cJSON_AddObjectToObject(bounds, "max");
-        for (int f = 0; f < FEATURE_COUNT; f++) {
-            cJSON_AddNumberToObject(lo, feature_names[f], m->bounds.min[f]);
-            cJSON_AddNumberToObject(hi, feature_names[f], m->bounds.max[f]);
-        }
+    if (m->bounds.present)
+        add_bounds(cJSON_AddObjectToObject(root, "bounds"), &m->bounds);
+    bool any_kind = false;
+    for (int k = 0; k < PROBLEM_KINDS; k++)
+        any_kind |= m->kind_bounds[k].present;
+    if (any_kind) {
+        cJSON *by_kind = cJSON_AddObjectToObject(root, "bounds_by_kind");
+        for (int k = 0; k < PROBLEM_KINDS; k++)
+            if (m->kind_bounds[k].present)
+                add_bounds(cJSON_AddObjectToObject(by_kind, problem_kind_names[k]),
+                           &m->kind_bounds[k]);
     }
     if (m->limits.present) {
         cJSON *limits = cJSON_AddObjectToObject(root, "limits");
@@ -68,10 +81,15 @@ char *metadata_to_json(const struct model_metadata *m) {
             }
         }
     }
-    if (m->safe_count[0] || m->safe_count[1] || m->safe_count[2]) {
+    bool any_safe = false;
+    for (int k = 0; k < SAFE_CLASSES; k++)
+        any_safe |= m->safe_count[k] > 0;
+    if (any_safe) {
         cJSON *safe = cJSON_AddObjectToObject(root, "safe");
-        for (int k = 0; k < PROBLEM_KINDS; k++) {
-            cJSON *list = cJSON_AddArrayToObject(safe, problem_kind_names[k]);
+        for (int k = 0; k < SAFE_CLASSES; k++) {
+            if (k >= PROBLEM_KINDS && m->safe_count[k] == 0)
+                continue; /* the kind's list serves it */
+            cJSON *list = cJSON_AddArrayToObject(safe, safe_class_names[k]);
             for (int i = 0; i < m->safe_count[k]; i++)
                 cJSON_AddItemToArray(list, cJSON_CreateString(m->solver_names[m->safe[k][i]]));
         }
@@ -170,25 +188,44 @@ static bool finite_number(const cJSON *v, double lo, double hi) {
     return cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi;
 }
 
-/* "bounds": {"min": {feature: v}, "max": {feature: v}}, optional. */
-static bool read_bounds(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
-    const cJSON *bounds = path(root, "bounds", NULL, NULL, NULL);
-    if (bounds == NULL)
-        return true;
-    const cJSON *lo = path(bounds, "min", NULL, NULL, NULL);
-    const cJSON *hi = path(bounds, "max", NULL, NULL, NULL);
+/* {"min": {feature: v}, "max": {feature: v}} at obj (named `name` in
+ * messages) into *out. */
+static bool read_bound_pair(const cJSON *obj, const char *name, struct feature_bounds *out,
+                            char *err, size_t cap) {
+    const cJSON *lo = path(obj, "min", NULL, NULL, NULL);
+    const cJSON *hi = path(obj, "max", NULL, NULL, NULL);
     for (int f = 0; f < FEATURE_COUNT; f++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(lo, feature_names[f]);
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(hi, feature_names[f]);
         if (!finite_number(a, -1e30, 1e30) || !finite_number(b, -1e30, 1e30) ||
             a->valuedouble > b->valuedouble)
-            return fail(err, cap,
-                        "metadata: bounds.{min,max}.%s: missing, not a number, or min > max",
-                        feature_names[f]);
-        m->bounds.min[f] = (float)a->valuedouble;
-        m->bounds.max[f] = (float)b->valuedouble;
+            return fail(err, cap, "metadata: %s.{min,max}.%s: missing, not a number, or min > max",
+                        name, feature_names[f]);
+        out->min[f] = (float)a->valuedouble;
+        out->max[f] = (float)b->valuedouble;
     }
-    m->bounds.present = true;
+    out->present = true;
+    return true;
+}
+
+/* "bounds": {"min": ..., "max": ...}, optional; "bounds_by_kind": {kind:
+ * {"min": ..., "max": ...}} (a kind without training problems absent),
+ * optional, and only beside "bounds" (the policy falls back on them for
+ * a kind that has none). */
+static bool read_bounds(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
+    const cJSON *bounds = path(root, "bounds", NULL, NULL, NULL);
+    const cJSON *by_kind = path(root, "bounds_by_kind", NULL, NULL, NULL);
+    if (by_kind && (!bounds || !cJSON_IsObject(by_kind)))
+        return fail(err, cap, "metadata: bounds_by_kind must be an object beside bounds");
+    if (bounds && !read_bound_pair(bounds, "bounds", &m->bounds, err, cap))
+        return false;
+    for (int k = 0; by_kind && k < PROBLEM_KINDS; k++) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(by_kind, problem_kind_names[k]);
+        char name[48];
+        snprintf(name, sizeof name, "bounds_by_kind.%s", problem_kind_names[k]);
+        if (b && !read_bound_pair(b, name, &m->kind_bounds[k], err, cap))
+            return false;
+    }
     return true;
 }
 
@@ -257,17 +294,23 @@ static bool read_limits(const cJSON *root, struct model_metadata *m, char *err, 
 }
 
 const char *const problem_kind_names[PROBLEM_KINDS] = {"dense", "grouped", "depthwise"};
+const char *const safe_class_names[SAFE_CLASSES] = {"dense",     "grouped",     "depthwise",
+                                                    "dense_1x1", "grouped_1x1", "depthwise_1x1"};
 
-/* "safe": {"dense": [solver names], ...}, optional; after read_solvers. */
+/* "safe": {"dense": [solver names], ...}, optional; after read_solvers.
+ * The kinds' lists are required, the 1x1 classes' optional (metadata
+ * written before them). */
 static bool read_safe(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
     const cJSON *safe = path(root, "safe", NULL, NULL, NULL);
     if (safe == NULL)
         return true;
-    for (int k = 0; k < PROBLEM_KINDS; k++) {
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(safe, problem_kind_names[k]);
+    for (int k = 0; k < SAFE_CLASSES; k++) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(safe, safe_class_names[k]);
+        if (list == NULL && k >= PROBLEM_KINDS)
+            continue;
         if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > m->num_solvers)
             return fail(err, cap, "metadata: safe.%s must be a list of at most %d solver names",
-                        problem_kind_names[k], m->num_solvers);
+                        safe_class_names[k], m->num_solvers);
         for (const cJSON *e = list->child; e; e = e->next) {
             int i = 0;
             while (i < m->num_solvers &&
@@ -275,7 +318,7 @@ static bool read_safe(const cJSON *root, struct model_metadata *m, char *err, si
                 i++;
             if (i == m->num_solvers)
                 return fail(err, cap, "metadata: safe.%s names %.40s, not one of the solvers",
-                            problem_kind_names[k], cJSON_IsString(e) ? e->valuestring : "(?)");
+                            safe_class_names[k], cJSON_IsString(e) ? e->valuestring : "(?)");
             m->safe[k][m->safe_count[k]++] = i;
         }
     }

@@ -34,6 +34,16 @@ int policy_kind(const struct conv_problem *p) {
     return p->groups > 1 ? 1 : 0;
 }
 
+int policy_safe_class(const struct conv_problem *p) {
+    return policy_kind(p) + (p->r == 1 && p->s == 1 ? PROBLEM_KINDS : 0);
+}
+
+const struct feature_bounds *policy_bounds(const struct model_metadata *meta,
+                                           const struct conv_problem *p) {
+    const struct feature_bounds *kb = &meta->kind_bounds[policy_kind(p)];
+    return kb->present ? kb : &meta->bounds;
+}
+
 /* Whether feature i is a problem's scale: how much work, not its shape. */
 static bool is_scale(int i) {
     return strcmp(feature_names[i], "log2_batch") == 0 ||
@@ -41,7 +51,7 @@ static bool is_scale(int i) {
 }
 
 /* The first feature of f outside the bounds, or -1; *shape_inside: every
- * feature outside is a scale feature above its maximum. */
+ * feature outside is a scale feature. */
 static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT],
                    bool *shape_inside) {
     *shape_inside = true;
@@ -57,7 +67,7 @@ static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT],
             continue;
         if (first < 0)
             first = i;
-        if (below || !is_scale(i))
+        if (!is_scale(i))
             *shape_inside = false;
     }
     return first;
@@ -83,23 +93,25 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
     float f[FEATURE_COUNT];
     features_of(p, threads, f);
     bool shape_inside;
-    out->feature = outside(&meta->bounds, f, &shape_inside);
+    out->feature = outside(policy_bounds(meta, p), f, &shape_inside);
     out->extrapolating = out->feature >= 0;
     out->scale_only = out->extrapolating && shape_inside;
     out->value = out->extrapolating ? f[out->feature] : 0;
-    /* Larger than anything trained on, but of a trained shape (a bigger
-     * batch of a known layer): the solvers' times grow with the work, and
-     * the model's order carries over where the safe pick would not (the
+    /* Outside only in the scale, of a trained shape (a bigger batch of a
+     * known layer, or a layer with less work than any trained): the
+     * model's order carries over where the safe pick would not (the
      * suite's VGG-16 3x3 layers at batch 8 and 32: oneDNN's GEMM, the
      * safe pick, ran at 0.29-0.31 of its Winograd, the model's pick). The
      * problem still counts as extrapolating: hybrid mode measures it. */
     if (out->extrapolating && !shape_inside) {
-        /* of the first POLICY_SAFE_CHOICES applicable solvers of the kind's
-         * safe list, the one the model ranks highest goes first */
-        const int kind = policy_kind(p);
+        /* of the first POLICY_SAFE_CHOICES applicable solvers of the
+         * class's safe list, the one the model ranks highest goes first */
+        int cls = policy_safe_class(p);
+        if (meta->safe_count[cls] == 0 && cls >= PROBLEM_KINDS)
+            cls -= PROBLEM_KINDS; /* metadata with the kinds' lists only */
         int best = -1, found = 0;
-        for (int i = 0; i < meta->safe_count[kind] && found < POLICY_SAFE_CHOICES; i++) {
-            const int id = solver_find(meta->solver_names[meta->safe[kind][i]]);
+        for (int i = 0; i < meta->safe_count[cls] && found < POLICY_SAFE_CHOICES; i++) {
+            const int id = solver_find(meta->solver_names[meta->safe[cls][i]]);
             int at = 0;
             while (at < out->n && out->order[at] != id)
                 at++;

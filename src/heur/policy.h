@@ -12,26 +12,31 @@
  *    tensors fit (limits from metadata, measured when the machine was
  *    tuned: util/peak.c). Without limits in the metadata, no floor.
  * 2. Extrapolation. A problem with a feature outside the range the model
- *    was trained on (bounds in the metadata) is one the model has never
- *    seen anything like; its numbers there are guesses (the WaveNet layer
- *    4000 wide: 5x-80000x off). Without bounds in the metadata, this is
- *    not detected (said once by ranking_model_status).
- * 3. The pick when extrapolating: of the solvers with the lowest 99th
- *    percentile of regret over the training problems of the same kind
- *    (dense, grouped, depthwise) -- those whose worst cases were mildest
- *    (metadata "safe") -- the first POLICY_SAFE_CHOICES that apply, and of
- *    those the one the model ranks first; the model's order follows.
- *    With one choice, DeepLab's 3x3 at dilation 36 on 33x33 went to
- *    oneDNN's GEMM at 7.8x the time of its direct solver, second on the
- *    list (leave-one-family-out: top-1 84.6 -> 84.8 %, regret 1.022 ->
- *    1.021 with two). On the
- *    shipped data that is oneDNN's GEMM for dense and grouped layers
- *    (p99 7.0x and 3.8x, against 260x for the direct solver), convsel's
- *    depthwise for depthwise ones (3.1x) (figures of the 2026-11-30
- *    data). Except where the only features outside are the scale
- *    (log2_batch, log2_flop) above the maximum: a larger batch of a
- *    trained shape keeps the model's order, as the times grow with the
- *    work (the safe pick cost 3x on the suite's large VGG layers).
+ *    was trained on is one the model has never seen anything like; its
+ *    numbers there are guesses (the WaveNet layer 4000 wide: 5x-80000x
+ *    off). The range is that of the problem's kind (dense, grouped,
+ *    depthwise: metadata "bounds_by_kind"), else the overall one
+ *    ("bounds"): QuartzNet's 1x87 depthwise layer is inside the overall
+ *    range, as dense 1-D layers have such filters, but outside any
+ *    depthwise layer's. Without bounds in the metadata, this is not
+ *    detected (said once by ranking_model_status).
+ * 3. The pick when extrapolating: the first applicable solver of the
+ *    problem's class's safe list (metadata "safe": per kind, and per kind
+ *    with a 1x1 filter; the solvers by the 99th percentile of their
+ *    regret over the training problems of the class, mildest first); the
+ *    model's order follows. On the shipped data: oneDNN's direct solver
+ *    for dense and grouped layers (p99 9.3x and 1.5x), oneDNN's GEMM for
+ *    dense 1x1 ones (6.1x), convsel's depthwise for depthwise ones
+ *    (1.3-2.1x). Letting the model choose between the first two
+ *    (POLICY_SAFE_CHOICES 2, with one list per kind) sent DeepLab's 3x3
+ *    at dilation 36 to oneDNN's GEMM at 7.8x and QuartzNet's 1x87
+ *    depthwise layer to oneDNN's direct solver at 14.3x the fastest.
+ *    Except where the only features outside are the scale (log2_batch,
+ *    log2_flop), above or below the range: a larger batch of a trained
+ *    shape keeps the model's order, as the times grow with the work (the
+ *    safe pick cost 3x on the suite's large VGG layers), and so does a
+ *    layer smaller than any trained (the safe pick put EfficientNet's
+ *    0.8 us SE layer on oneDNN's GEMM, whose fixed cost is 7x that).
  * 4. Unsure: the model extrapolates, or its first two are within
  *    POLICY_UNSURE_MARGIN of each other. Hybrid find mode measures then. */
 #ifndef CONVSEL_HEUR_POLICY_H
@@ -47,15 +52,15 @@
 #define POLICY_UNSURE_MARGIN 1.25
 
 /* When extrapolating, the pick is the one the model ranks first among the
- * first POLICY_SAFE_CHOICES applicable solvers of the kind's safe list. */
-#define POLICY_SAFE_CHOICES 2
+ * first POLICY_SAFE_CHOICES applicable solvers of the class's safe list. */
+#define POLICY_SAFE_CHOICES 1
 
 struct policy_ranking {
     int order[SOLVER_MAX]; /* applicable solvers the model knows, first = the pick */
     int n;
     double ms[SOLVER_MAX]; /* by registry id: the floored estimate; < 0 unknown */
     bool extrapolating;    /* the pick is the safe one, unless scale_only */
-    bool scale_only;       /* extrapolating only in the scale, above the range */
+    bool scale_only;       /* extrapolating only in the scale (log2_batch, log2_flop) */
     int feature;           /* the first feature outside the bounds, or -1 */
     float value;           /* its value */
     bool unsure;           /* extrapolating, or the first two within POLICY_UNSURE_MARGIN */
@@ -72,13 +77,21 @@ double policy_floor_ms(const struct machine_limits *limits, const struct conv_pr
 double policy_weights_ms(const struct weights_costs *costs, const struct solver *s,
                          const struct conv_problem *p);
 
-/* The kind of a problem for the safe pick: 0 dense, 1 grouped, 2 depthwise. */
+/* The kind of a problem (its feature bounds): 0 dense, 1 grouped, 2 depthwise. */
 int policy_kind(const struct conv_problem *p);
+
+/* Its class for the safe pick: the kind, plus PROBLEM_KINDS for a 1x1 filter. */
+int policy_safe_class(const struct conv_problem *p);
+
+/* The feature bounds the policy checks p against: its kind's where the
+ * metadata has them, else the overall ones. */
+const struct feature_bounds *policy_bounds(const struct model_metadata *meta,
+                                           const struct conv_problem *p);
 
 /* Ranks p from log2_ms[id] (NAN for solvers the model lacks): applicable
  * solvers only, fastest floored estimate first; when extrapolating, the
  * model's first among the first POLICY_SAFE_CHOICES applicable solvers of
- * meta->safe[kind] goes first. */
+ * meta->safe[class] goes first. */
 void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
                  bool weights_constant, const double log2_ms[SOLVER_MAX],
                  struct policy_ranking *out);

@@ -49,16 +49,16 @@ int eval_add(struct eval_report *r, const struct dataset *d, int i, eval_ranking
     double est[SOLVER_MAX];
     for (int s = 0; s < SOLVER_MAX; s++)
         est[s] = -1;
-    bool extrapolating = false;
-    const int n = rank(ctx, q, d->threads, ids, est, &extrapolating);
+    struct eval_extrapolation x = {-1, false};
+    const int n = rank(ctx, q, d->threads, ids, est, &x);
     double regret = 1;
     const int pick = n > 0 ? ds_score_add(&r->score, q, ids, n, &regret) : -1;
     if (pick < 0)
         return -1;
     r->fastest[q->fastest]++;
     r->chosen[pick]++;
-    r->extrapolated += extrapolating;
-    note_worst(r, (struct eval_pick){regret, i, pick, extrapolating});
+    r->extrapolated += x.feature >= 0;
+    note_worst(r, (struct eval_pick){regret, i, pick, x});
     for (int s = 0; s < SOLVER_MAX; s++)
         if (est[s] > 0 && q->ms[s] > 0)
             add_error(r, fabs(log2(est[s] / q->ms[s])));
@@ -102,37 +102,38 @@ void eval_estimate_error(const struct eval_report *r, double *median, double *p9
 }
 
 int eval_rank_rules(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
-                    double est_ms[SOLVER_MAX], bool *extrapolating) {
-    (void)ctx, (void)threads, (void)est_ms, (void)extrapolating;
+                    double est_ms[SOLVER_MAX], struct eval_extrapolation *x) {
+    (void)ctx, (void)threads, (void)est_ms, (void)x;
     return ds_rules_ranking(&q->p, ids);
 }
 
 static int from_policy(const struct policy_ranking *pr, int ids[SOLVER_MAX],
-                       double est_ms[SOLVER_MAX], bool *extrapolating) {
+                       double est_ms[SOLVER_MAX], struct eval_extrapolation *x) {
     for (int i = 0; i < pr->n; i++)
         ids[i] = pr->order[i];
     for (int s = 0; s < SOLVER_MAX; s++)
         est_ms[s] = pr->ms[s];
-    *extrapolating = pr->extrapolating;
+    x->feature = pr->extrapolating ? pr->feature : -1;
+    x->safe_pick = pr->extrapolating && !pr->scale_only;
     return pr->n;
 }
 
 int eval_rank_library(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
-                      double est_ms[SOLVER_MAX], bool *extrapolating) {
+                      double est_ms[SOLVER_MAX], struct eval_extrapolation *x) {
     struct policy_ranking pr;
     if (!ranking_model_rank(ctx, &q->p, threads, true, &pr))
         return -1;
-    return from_policy(&pr, ids, est_ms, extrapolating);
+    return from_policy(&pr, ids, est_ms, x);
 }
 
 int eval_rank_trained(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
-                      double est_ms[SOLVER_MAX], bool *extrapolating) {
+                      double est_ms[SOLVER_MAX], struct eval_extrapolation *x) {
     const struct trained *t = ctx;
     double log2_ms[SOLVER_MAX];
     train_predict(t, &q->p, threads, log2_ms);
     struct policy_ranking pr;
     policy_rank(&t->meta, &q->p, threads, true, log2_ms, &pr);
-    return from_policy(&pr, ids, est_ms, extrapolating);
+    return from_policy(&pr, ids, est_ms, x);
 }
 
 /* One fold of leave-one-family-out: trains without the family and scores

@@ -26,16 +26,23 @@
 
 #define EVAL_WORST 5
 
+/* Whether the model extrapolated on a problem (heur/policy.h). */
+struct eval_extrapolation {
+    int feature;    /* the first feature outside the training range; -1: none */
+    bool safe_pick; /* the pick was the policy's safe one (not for the scale alone) */
+};
+
 /* A ranking of a problem: ids best first (returns how many), estimates
- * per id in ms (< 0 none), *extrapolating when the model says so. */
+ * per id in ms (< 0 none), and *x as the model says. */
 typedef int (*eval_ranking_fn)(void *ctx, const struct ds_problem *q, int threads,
-                               int ids[SOLVER_MAX], double est_ms[SOLVER_MAX], bool *extrapolating);
+                               int ids[SOLVER_MAX], double est_ms[SOLVER_MAX],
+                               struct eval_extrapolation *x);
 
 struct eval_pick {
     double regret;
-    int problem;        /* index into the dataset */
-    int pick;           /* registry id */
-    bool extrapolating; /* the model said so: the pick was the policy's safe one */
+    int problem; /* index into the dataset */
+    int pick;    /* registry id */
+    struct eval_extrapolation x;
 };
 
 struct eval_report {
@@ -64,11 +71,11 @@ void eval_estimate_error(const struct eval_report *r, double *median, double *p9
  * library loads it (ctx: const struct ranking_model *), a model trained
  * in memory through the library's policy (ctx: const struct trained *). */
 int eval_rank_rules(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
-                    double est_ms[SOLVER_MAX], bool *extrapolating);
+                    double est_ms[SOLVER_MAX], struct eval_extrapolation *x);
 int eval_rank_library(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
-                      double est_ms[SOLVER_MAX], bool *extrapolating);
+                      double est_ms[SOLVER_MAX], struct eval_extrapolation *x);
 int eval_rank_trained(void *ctx, const struct ds_problem *q, int threads, int ids[SOLVER_MAX],
-                      double est_ms[SOLVER_MAX], bool *extrapolating);
+                      double est_ms[SOLVER_MAX], struct eval_extrapolation *x);
 
 /* One family's result, handed to the caller as it is done. */
 struct eval_family {

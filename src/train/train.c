@@ -30,20 +30,30 @@ static bool feature_summary(const struct dataset *d, const enum train_role *role
     if (!rows)
         return false;
     size_t n = 0;
-    struct feature_bounds *b = &t->meta.bounds;
-    for (int f = 0; f < FEATURE_COUNT; f++)
+    struct feature_bounds *b = &t->meta.bounds, *kb = t->meta.kind_bounds;
+    for (int f = 0; f < FEATURE_COUNT; f++) {
         b->min[f] = INFINITY, b->max[f] = -INFINITY;
+        for (int k = 0; k < PROBLEM_KINDS; k++)
+            kb[k].min[f] = INFINITY, kb[k].max[f] = -INFINITY;
+    }
     for (int i = 0; i < d->n; i++) {
         if (role[i] != ROLE_TRAIN)
             continue;
         float *x = &rows[n++ * FEATURE_COUNT];
         features_of(&d->v[i].p, d->threads, x);
+        struct feature_bounds *k = &kb[policy_kind(&d->v[i].p)];
+        k->present = true;
         for (int f = 0; f < FEATURE_COUNT; f++) {
             b->min[f] = fminf(b->min[f], x[f]);
             b->max[f] = fmaxf(b->max[f], x[f]);
+            k->min[f] = fminf(k->min[f], x[f]);
+            k->max[f] = fmaxf(k->max[f], x[f]);
         }
     }
     b->present = n > 0;
+    for (int k = 0; k < PROBLEM_KINDS; k++)
+        if (!kb[k].present)
+            memset(&kb[k], 0, sizeof kb[k]);
     feature_stats_compute(rows, n, &t->meta.stats);
     if (n > 0) {
         memcpy(t->test_x, rows, sizeof t->test_x);
@@ -59,14 +69,14 @@ static int by_double(const void *pa, const void *pb) {
     return (a > b) - (a < b);
 }
 
-/* Per kind of problem, the outputs ordered by the 99th percentile of
- * their regret on the training problems of that kind (heur/policy.h):
- * solvers measured on fewer than 20 of them are left out. */
+/* Per class of problem (policy_safe_class), the outputs ordered by the
+ * 99th percentile of their regret on the training problems of that class
+ * (heur/policy.h): solvers measured on fewer than 20 of them are left out. */
 static bool safe_lists(const struct dataset *d, const enum train_role *role, struct trained *t) {
     double *regret = malloc(((size_t)d->n + 1) * sizeof *regret);
     if (!regret)
         return false;
-    for (int kind = 0; kind < PROBLEM_KINDS; kind++) {
+    for (int cls = 0; cls < SAFE_CLASSES; cls++) {
         double p99[MLP_MAX_OUT];
         int outs[MLP_MAX_OUT], n_outs = 0;
         for (int o = 0; o < t->outputs; o++) {
@@ -74,7 +84,7 @@ static bool safe_lists(const struct dataset *d, const enum train_role *role, str
             size_t n = 0;
             for (int i = 0; i < d->n; i++) {
                 const struct ds_problem *q = &d->v[i];
-                if (role[i] == ROLE_TRAIN && policy_kind(&q->p) == kind && q->ms[id] > 0)
+                if (role[i] == ROLE_TRAIN && policy_safe_class(&q->p) == cls && q->ms[id] > 0)
                     regret[n++] = q->ms[id] / q->ms[q->fastest];
             }
             if (n < 20)
@@ -89,8 +99,8 @@ static bool safe_lists(const struct dataset *d, const enum train_role *role, str
                 outs[b] = outs[b - 1];
                 outs[b - 1] = tmp;
             }
-        t->meta.safe_count[kind] = n_outs;
-        memcpy(t->meta.safe[kind], outs, (size_t)n_outs * sizeof outs[0]);
+        t->meta.safe_count[cls] = n_outs;
+        memcpy(t->meta.safe[cls], outs, (size_t)n_outs * sizeof outs[0]);
     }
     free(regret);
     return true;
