@@ -141,6 +141,33 @@ static void metadata(void) {
           test_contains(err, "not a JSON object"));
 }
 
+/* One edit of a metadata file that must be refused: `from` replaced by
+ * `to`, and the message naming `why`. */
+struct edit {
+    const char *from, *to, *why;
+};
+
+static void refused_edits(const char *json, const struct edit *cases, size_t n) {
+    static char edited[1 << 15];
+    struct model_metadata back;
+    char err[METADATA_ERROR_MAX];
+    for (size_t i = 0; i < n; i++) {
+        const char *at = json ? strstr(json, cases[i].from) : NULL;
+        CHECK(at != NULL);
+        if (!at) {
+            fprintf(stderr, "  '%s' not in the metadata\n", cases[i].from);
+            continue;
+        }
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - json), json, cases[i].to,
+                 at + strlen(cases[i].from));
+        err[0] = '\0';
+        CHECK(!metadata_from_json(edited, strlen(edited), &back, err, sizeof err));
+        CHECK(test_contains(err, cases[i].why));
+        if (!test_contains(err, cases[i].why))
+            fprintf(stderr, "  got: %s\n", err);
+    }
+}
+
 /* The optional keys: bounds, limits and safe survive a round trip, are
  * absent (present = false, counts 0) when not written, and are refused,
  * by name, when incomplete or out of range. */
@@ -180,10 +207,7 @@ static void optional_keys(void) {
     CHECK(json && strstr(json, "\"dense\":\t[\"onednn_direct\", \"im2col_gemm\"]"));
 
     /* each refusal, from the file just written */
-    static char edited[1 << 15];
-    struct {
-        const char *from, *to, *why;
-    } cases[] = {
+    const struct edit cases[] = {
         {"\"peak_gflops\":\t417.5", "\"peak_gflops\":\t-1", "limits.peak_gflops"},
         {"\"peak_gflops\":\t417.5", "\"peak_gflops\":\t\"fast\"", "limits.peak_gflops"},
         {"\"gbs\":\t21.5", "\"gbs\":\t0", "limits.bandwidth[1]"},
@@ -202,19 +226,7 @@ static void optional_keys(void) {
         {"\"min\":\t{\n\t\t\t\"log2_batch\":\t-0.5,", "\"min\":\t{\n\t\t\t",
          "bounds.{min,max}.log2_batch"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *at = json ? strstr(json, cases[i].from) : NULL;
-        CHECK(at != NULL);
-        if (!at) {
-            fprintf(stderr, "  '%s' not in the metadata\n", cases[i].from);
-            continue;
-        }
-        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - json), json, cases[i].to,
-                 at + strlen(cases[i].from));
-        err[0] = '\0';
-        CHECK(!metadata_from_json(edited, strlen(edited), &back, err, sizeof err));
-        CHECK(test_contains(err, cases[i].why));
-    }
+    refused_edits(json, cases, sizeof cases / sizeof *cases);
     free(json);
 }
 
@@ -246,10 +258,7 @@ static void kinds_and_classes(void) {
     CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
     CHECK(back.safe_count[3] == 2 && back.safe[3][0] == 2 && back.safe[3][1] == 1 &&
           back.safe_count[4] == 0);
-    static char edited[1 << 15];
-    struct {
-        const char *from, *to, *why;
-    } cases[] = {
+    const struct edit cases[] = {
         {"\"dense_1x1\":\t[", "\"dense_1x1\":\t[\"fft\", ", "safe.dense_1x1 names fft"},
         {"\"dense_1x1\":\t[", "\"dense_1x1\":\t7, \"x\": [", "safe.dense_1x1 must be a list"},
         {"\"bounds_by_kind\":\t{", "\"bounds_by_kind\":\t3, \"y\": {",
@@ -258,21 +267,7 @@ static void kinds_and_classes(void) {
         {"\"log2_in_w\":\t1.25", "\"log2_in_w\":\t-100",
          "bounds_by_kind.depthwise.{min,max}.log2_in_w"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *at = json ? strstr(json, cases[i].from) : NULL;
-        CHECK(at != NULL);
-        if (!at) {
-            fprintf(stderr, "  '%s' not in the metadata\n", cases[i].from);
-            continue;
-        }
-        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - json), json, cases[i].to,
-                 at + strlen(cases[i].from));
-        err[0] = '\0';
-        CHECK(!metadata_from_json(edited, strlen(edited), &back, err, sizeof err));
-        CHECK(test_contains(err, cases[i].why));
-        if (!test_contains(err, cases[i].why))
-            fprintf(stderr, "  got: %s\n", err);
-    }
+    refused_edits(json, cases, sizeof cases / sizeof *cases);
     free(json);
 }
 
