@@ -124,6 +124,26 @@ static inline __attribute__((always_inline)) void next_tap(int64_t dq, int64_t d
         *phase -= sw, ++*j;
 }
 
+/* The block's sums (sets of them per row, added) to its nrows x cols of
+ * the output, rows ow apart. A macro, not a function, so that both blocks
+ * keep the code their loops had: an inline function taking the sums
+ * measured 0.87-0.98x in one interleaved run (this harness's noise is
+ * about 5 %). */
+#define STORE_BLOCK(part, nrows, sets, cols, out, ow)                                              \
+    do {                                                                                           \
+        for (int q_ = 0; q_ < (nrows); q_++)                                                       \
+            for (int u_ = 1; u_ < (sets); u_++)                                                    \
+                (part)[0][q_] += (part)[u_][q_];                                                   \
+        if ((cols) == DW_COLS) {                                                                   \
+            for (int q_ = 0; q_ < (nrows); q_++)                                                   \
+                memcpy((out) + q_ * (ow), &(part)[0][q_], sizeof(part)[0][q_]);                    \
+        } else {                                                                                   \
+            for (int q_ = 0; q_ < (nrows); q_++)                                                   \
+                for (int64_t i_ = 0; i_ < (cols); i_++)                                            \
+                    (out)[q_ * (ow) + i_] = (part)[0][q_][i_];                                     \
+        }                                                                                          \
+    } while (0)
+
 /* nrows (1..DW_ROWS) output rows from slab row oy * stride_h on, all
  * column blocks, written or (accumulate) added to y. nrows, unit_w (stride
  * and dilation 1 across: every tap in phase 0), accumulate and split are
@@ -189,17 +209,7 @@ band_block(const struct dw_geometry *g, const struct dw_slab *sl, const float *r
                     next_tap(dq, dj, sw, &phase, &j);
             }
         }
-        for (int q = 0; q < nrows; q++)
-            for (int u = 1; u < sets; u++)
-                part[0][q] += part[u][q];
-        if (cols == DW_COLS) {
-            for (int q = 0; q < nrows; q++)
-                memcpy(out + q * ow, &part[0][q], sizeof part[0][q]);
-        } else {
-            for (int q = 0; q < nrows; q++)
-                for (int64_t i = 0; i < cols; i++)
-                    out[q * ow + i] = part[0][q][i];
-        }
+        STORE_BLOCK(part, nrows, sets, cols, out, ow);
     }
 }
 
@@ -241,16 +251,7 @@ band_block_reuse(const struct dw_geometry *g, const struct dw_slab *sl, const fl
                     part[u & 1][q] += rt[u] * v[u];
             }
         }
-        for (int q = 0; q < nrows; q++)
-            part[0][q] += part[1][q];
-        if (cols == DW_COLS) {
-            for (int q = 0; q < nrows; q++)
-                memcpy(out + q * ow, &part[0][q], sizeof part[0][q]);
-        } else {
-            for (int q = 0; q < nrows; q++)
-                for (int64_t i = 0; i < cols; i++)
-                    out[q * ow + i] = part[0][q][i];
-        }
+        STORE_BLOCK(part, nrows, 2, cols, out, ow);
     }
 }
 
