@@ -50,14 +50,8 @@ static bool unit_applicable(const struct conv_problem *p, const char **reason) {
  * 32 ran at 55 % of peak where oneDNN ran 68 %. The GEMM packs B from
  * each image's rows (fold_pack) and writes C (K x n*H*W) into the
  * workspace, from where each image's K x H*W block is copied to y. */
-/* Per image; larger maps give per-image GEMMs columns enough. Measured
- * (gemm_1x1 folded / per image, interleaved x3, 2 threads): 1x1 maps
- * 4.05, 7x7 1.38-1.82, 14x14 1.07-1.11, 28x28 0.76-0.82. */
-#define FOLD_MAX_PIXELS 256
-
 static bool folds(const struct conv_problem *p) {
-    return p->layout == CONVSEL_LAYOUT_NCHW && p->groups == 1 && p->n > 1 &&
-           p->h * p->w <= FOLD_MAX_PIXELS && p->n * p->h * p->w <= INT32_MAX;
+    return gemm_folds(p); /* 1x1, stride 1: h*w = oh*ow */
 }
 
 static size_t round_up_64(size_t bytes) {
@@ -74,7 +68,6 @@ struct fold {
     const struct conv_problem *p;
     const float *x;
     float *c; /* K x n*H*W */
-    float *y;
 };
 
 /* B (C x n*H*W): column j is pixel j % H*W of image j / H*W (sgemm_pack_fn). */
@@ -99,16 +92,6 @@ static void fold_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t k
     }
 }
 
-/* Output channels [k0, k1) of C to each image's block of y. */
-static void fold_scatter(void *ctx, size_t k0, size_t k1) {
-    const struct fold *f = ctx;
-    const size_t hw = (size_t)(f->p->h * f->p->w), n = (size_t)f->p->n;
-    for (size_t k = k0; k < k1; k++)
-        for (size_t i = 0; i < n; i++)
-            memcpy(f->y + i * (size_t)f->p->y_stride[DIM_N] + k * hw, f->c + (k * n + i) * hw,
-                   hw * sizeof(float));
-}
-
 extern const struct solver solver_gemm_1x1, solver_gemm_1x1_strided; /* plans' owners */
 
 static convsel_status_t unit_run(const struct conv_run_args *a) {
@@ -118,8 +101,8 @@ static convsel_status_t unit_run(const struct conv_run_args *a) {
     if (folds(p)) {
         const size_t cols = (size_t)(p->n * p->h * p->w);
         struct fold f = {
-            p, a->x, (float *)((char *)a->workspace + round_up_64(gemm_weights_workspace_bytes(p))),
-            a->y};
+            p, a->x,
+            (float *)((char *)a->workspace + round_up_64(gemm_weights_workspace_bytes(p)))};
         const struct sgemm_op op = {.m = (size_t)p->k,
                                     .n = cols,
                                     .k = (size_t)p->c,
@@ -128,7 +111,8 @@ static convsel_status_t unit_run(const struct conv_run_args *a) {
                                     .c = f.c,
                                     .ldc = cols};
         sgemm_run(&op, a->pool);
-        thread_pool_parallel_for(a->pool, (size_t)p->k, fold_scatter, &f);
+        struct gemm_fold_out out = {p, f.c, a->y};
+        thread_pool_parallel_for(a->pool, (size_t)p->k, gemm_fold_scatter, &out);
         return CONVSEL_STATUS_SUCCESS;
     }
     for (int64_t n = 0; n < p->n; n++)
@@ -187,7 +171,7 @@ static convsel_status_t strided_run(const struct conv_run_args *a) {
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
             if (p->layout == CONVSEL_LAYOUT_NCHW) {
-                const struct gemm_im2col fields = {p, a->x, n, g};
+                const struct gemm_im2col fields = {p, a->x, n, g, 0};
                 const struct sgemm_operand x_g = {.pack = gemm_im2col_pack, .ctx = &fields};
                 gemm_group(p, weights, &x_g, n, g, a->y, a->pool);
                 continue;

@@ -139,6 +139,7 @@ void gemm_group(const struct conv_problem *p, const float *packed_weights,
 
 /* One run of pixels of a panel block that share an output row. */
 struct segment {
+    const float *image; /* the group's first channel in its image */
     int64_t oy, ox, len;
     size_t dst; /* offset of its first value within the block's tap row */
 };
@@ -164,6 +165,7 @@ void gemm_im2col_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t k
     const struct conv_problem *p = m->p;
     const int64_t *xs = p->x_stride, cg = p->c / p->groups;
     const float *image = m->x + m->n * xs[DIM_N] + m->g * cg * xs[DIM_C];
+    const size_t pixels = (size_t)(p->oh * p->ow);
     struct segment seg[PANELS_AT_ONCE * 32 + PANELS_AT_ONCE];
     for (size_t q0 = j0; q0 < j1; q0 += PANELS_AT_ONCE * width) {
         const size_t q1 = q0 + PANELS_AT_ONCE * width < j1 ? q0 + PANELS_AT_ONCE * width : j1;
@@ -171,22 +173,25 @@ void gemm_im2col_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t k
         float *block = out + (q0 - j0) * kc;
         int n_seg = 0;
         for (size_t j = q0; j < q1;) {
-            const int64_t oy = (int64_t)j / p->ow, ox = (int64_t)j % p->ow;
+            /* folded: image j / pixels; a row's segment never crosses images */
+            const size_t pix = m->fold_images ? j % pixels : j;
+            const float *img = m->fold_images ? image + (int64_t)(j / pixels) * xs[DIM_N] : image;
+            const int64_t oy = (int64_t)pix / p->ow, ox = (int64_t)pix % p->ow;
             const size_t panel = (j - q0) / width, lane = (j - q0) % width;
             size_t len = (size_t)(p->ow - ox);
             if (len > width - lane)
                 len = width - lane;
             if (len > q1 - j)
                 len = q1 - j;
-            seg[n_seg++] = (struct segment){oy, ox, (int64_t)len, panel * kc * width + lane};
+            seg[n_seg++] = (struct segment){img, oy, ox, (int64_t)len, panel * kc * width + lane};
             j += len;
         }
         const size_t tail = panels * width - (q1 - q0); /* lanes past j1 in the last panel */
         for (size_t t = 0; t < kc; t++) {
             int64_t c, r, s;
             tap_of(p, (int64_t)(p0 + t), &c, &r, &s);
-            const float *chan = image + c * xs[DIM_C];
             for (int i = 0; i < n_seg; i++) {
+                const float *chan = seg[i].image + c * xs[DIM_C];
                 float *dst = block + seg[i].dst + t * width;
                 const int64_t iy = seg[i].oy * p->stride_h - p->pad_h + r * p->dil_h;
                 const int64_t len = seg[i].len;
@@ -301,4 +306,18 @@ void im2col_rows_nhwc(const struct conv_problem *p, const float *x, int64_t n, i
                 }
             }
         }
+}
+
+bool gemm_folds(const struct conv_problem *p) {
+    return p->layout == CONVSEL_LAYOUT_NCHW && p->groups == 1 && p->n > 1 &&
+           p->oh * p->ow <= GEMM_FOLD_MAX_PIXELS && p->n * p->oh * p->ow <= INT32_MAX;
+}
+
+void gemm_fold_scatter(void *ctx, size_t k0, size_t k1) {
+    const struct gemm_fold_out *f = ctx;
+    const size_t pixels = (size_t)(f->p->oh * f->p->ow), n = (size_t)f->p->n;
+    for (size_t k = k0; k < k1; k++)
+        for (size_t i = 0; i < n; i++)
+            memcpy(f->y + i * (size_t)f->p->y_stride[DIM_N] + k * pixels,
+                   f->c + (k * n + i) * pixels, pixels * sizeof(float));
 }

@@ -47,7 +47,7 @@ static void group_tasks(void *ctx, size_t begin, size_t end) {
     const int64_t taps = p->c / p->groups * p->r * p->s;
     for (size_t g = begin; g < end; g++) {
         if (p->layout == CONVSEL_LAYOUT_NCHW) {
-            const struct gemm_im2col fields = {p, j->x, j->n, (int64_t)g};
+            const struct gemm_im2col fields = {p, j->x, j->n, (int64_t)g, 0};
             const struct sgemm_operand x_g = {.pack = gemm_im2col_pack, .ctx = &fields};
             gemm_group(p, j->weights, &x_g, j->n, (int64_t)g, j->y, NULL);
             continue;

@@ -1,4 +1,5 @@
-/* im2col_gemm.c -- im2col and one GEMM per image and group.
+/* im2col_gemm.c -- im2col and one GEMM per image and group (or, NCHW
+ * with one group on small maps, one GEMM over the batch).
  *
  * Applies to every packed problem. The weights are the GEMM's other
  * operand in their own order (gemm_common.h), packed for the kernel once
@@ -18,13 +19,17 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
     return im2col_gemm_fits(p, reason);
 }
 
+/* NHWC: the columns matrix. NCHW folded (gemm_folds): C, K x n*oh*ow,
+ * before it goes to y (rounded up to keep the weights aligned). */
 static size_t cols_bytes(const struct conv_problem *p) {
     if (p->layout == CONVSEL_LAYOUT_NCHW)
-        return 0;
+        return gemm_folds(p)
+                   ? ((size_t)(p->k * p->n * p->oh * p->ow) * sizeof(float) + 63) / 64 * 64
+                   : 0;
     return (size_t)(p->c / p->groups * p->r * p->s) * (size_t)(p->oh * p->ow) * sizeof(float);
 }
 
-/* The NHWC columns, then the packed weights. */
+/* The NHWC columns (or the folded C), then the packed weights. */
 static size_t workspace_size(const struct conv_problem *p) {
     return cols_bytes(p) + gemm_weights_workspace_bytes(p);
 }
@@ -57,10 +62,28 @@ static convsel_status_t run(const struct conv_run_args *a) {
     float *col = a->workspace;
     const float *weights = gemm_packed_weights(a, &solver_im2col_gemm,
                                                (float *)((char *)a->workspace + cols_bytes(p)));
+    if (gemm_folds(p)) {
+        /* one GEMM over the batch: the packed weights are streamed once,
+         * not once per image (GoogLeNet's 5x5 on 832 channels at batch 8,
+         * a 7x7 map: 49 columns an image) */
+        const size_t cols = (size_t)(p->n * p->oh * p->ow);
+        const struct gemm_im2col fields = {p, a->x, 0, 0, p->n};
+        const struct sgemm_op op = {.m = (size_t)p->k,
+                                    .n = cols,
+                                    .k = (size_t)taps,
+                                    .a = {.packed = gemm_group_weights(p, weights, 0)},
+                                    .b = {.pack = gemm_im2col_pack, .ctx = &fields},
+                                    .c = col,
+                                    .ldc = cols};
+        sgemm_run(&op, a->pool);
+        struct gemm_fold_out out = {p, col, a->y};
+        thread_pool_parallel_for(a->pool, (size_t)p->k, gemm_fold_scatter, &out);
+        return CONVSEL_STATUS_SUCCESS;
+    }
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
             if (p->layout == CONVSEL_LAYOUT_NCHW) {
-                const struct gemm_im2col fields = {p, a->x, n, g};
+                const struct gemm_im2col fields = {p, a->x, n, g, 0};
                 const struct sgemm_operand x_g = {.pack = gemm_im2col_pack, .ctx = &fields};
                 gemm_group(p, weights, &x_g, n, g, a->y, a->pool);
                 continue;
