@@ -42,22 +42,58 @@ static bool gemm_applicable(const struct conv_problem *p, const char **reason) {
     return true;
 }
 
+/* Without AVX-512 oneDNN's direct kernels (measured: its AVX2 ones) work
+ * in blocks of 8 channels and compute up to 3 output columns a step. Its
+ * direct algorithm runs the GEMM implementation instead when
+ * - a grouped convolution (not depthwise) has output channels per group
+ *   not a multiple of 8, or input channels per group not a multiple of 8
+ *   while the input has 8 channels or more;
+ * - the left or right padding is wider than that step (or than the
+ *   output), or, with more than one output channel, as wide as the
+ *   filter's extent in either dimension (with one output channel it
+ *   sometimes keeps its direct kernel there: the rule leaves those
+ *   duplicates in rather than refuse a direct kernel).
+ * The right and bottom padding are what the last output reaches past the
+ * input. Agreement with oneDNN: tests/test_onednn_applicability.c. */
+static bool direct_runs_gemm_without_avx512(const struct conv_problem *p) {
+    const int64_t c_per_group = p->c / p->groups, k_per_group = p->k / p->groups;
+    if (p->groups > 1 && !(c_per_group == 1 && k_per_group == 1) &&
+        (k_per_group % 8 != 0 || (c_per_group % 8 != 0 && p->c >= 8)))
+        return true;
+    const int64_t ext_h = (p->r - 1) * p->dil_h + 1, ext_w = (p->s - 1) * p->dil_w + 1;
+    const int64_t pad_b = (p->oh - 1) * p->stride_h + ext_h - (p->h + p->pad_h);
+    const int64_t pad_r = (p->ow - 1) * p->stride_w + ext_w - (p->w + p->pad_w);
+    const int64_t step = p->ow < 3 ? p->ow : 3;
+    if (p->pad_w > step || pad_r > step)
+        return true;
+    return p->k > 1 && (p->pad_h >= ext_h || pad_b >= ext_h || p->pad_w >= ext_w || pad_r >= ext_w);
+}
+
 /* oneDNN has a reference implementation for every fp32 convolution, and
- * reorders between any plain layout and its own. But for a grouped
- * convolution (depthwise with a channel multiplier included) with at most
- * 16 input channels per group, unless both per-group channel counts are
- * multiples of 4, its direct algorithm picks its GEMM implementation:
- * onednn_gemm's kernel, wherever onednn_gemm applies. Two solvers timing
- * one kernel make the tuning's fastest a coin flip between them (on 244
- * tuned problems they measured 0.97-1.01 of each other, p25-p75). */
+ * reorders between any plain layout and its own. But for some shapes its
+ * direct algorithm picks its GEMM implementation: onednn_gemm's kernel,
+ * wherever onednn_gemm applies. Two solvers timing one kernel make the
+ * tuning's fastest a coin flip between them (on 244 tuned problems they
+ * measured 0.97-1.01 of each other, p25-p75), so onednn_direct refuses
+ * those. With AVX-512 they are the grouped convolutions (depthwise with a
+ * channel multiplier included) with at most 16 input channels per group,
+ * unless both per-group channel counts are multiples of 4; without it,
+ * direct_runs_gemm_without_avx512 says which. */
 static bool direct_applicable(const struct conv_problem *p, const char **reason) {
     if (!p->packed)
         return refuse(reason, "oneDNN solvers need packed x and y tensors");
+    if (!gemm_applicable(p, NULL))
+        return true;
     const int64_t c_per_group = p->c / p->groups, k_per_group = p->k / p->groups;
-    if (p->groups > 1 && !(c_per_group == 1 && k_per_group == 1) && c_per_group <= 16 &&
-        (c_per_group % 4 != 0 || k_per_group % 4 != 0) && gemm_applicable(p, NULL))
-        return refuse(reason, "oneDNN runs this grouped convolution with its GEMM "
+    if (cpu_supports(CPU_AVX512)) {
+        if (p->groups > 1 && !(c_per_group == 1 && k_per_group == 1) && c_per_group <= 16 &&
+            (c_per_group % 4 != 0 || k_per_group % 4 != 0))
+            return refuse(reason, "oneDNN runs this grouped convolution with its GEMM "
+                                  "implementation: that is onednn_gemm");
+    } else if (direct_runs_gemm_without_avx512(p)) {
+        return refuse(reason, "without AVX-512, oneDNN runs this convolution with its GEMM "
                               "implementation: that is onednn_gemm");
+    }
     return true;
 }
 
