@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "util/cpu.h"
 
 static char out[1 << 16];
 static double slowest;
@@ -63,6 +64,43 @@ static void write_text(const char *path, const char *text) {
         fputs(text, f);
         fclose(f);
     }
+}
+
+/* The name this CPU's ranking model goes by ("avx2", "avx512"). */
+static const char *isa(void) {
+    return cpu_isa_name(cpu_best_isa());
+}
+
+/* Copies the shipped model (net and metadata, trained for AVX-512) into
+ * dir under this CPU's name, the metadata's target rewritten to it, so that
+ * convsel loads it on any machine: these cases test how files are opened
+ * and refused, not what the model ranks. which: "net", "meta" or "both". */
+static bool shipped_model_as_this_cpu(const char *model_dir, const char *dir, const char *which) {
+    char path[8192];
+    bool ok = true;
+    if (strcmp(which, "meta") != 0) {
+        char cmd[16384 + 64];
+        snprintf(cmd, sizeof cmd, "cp %s/avx512.tn.model %s/%s.tn.model", model_dir, dir, isa());
+        ok = system(cmd) == 0;
+    }
+    if (strcmp(which, "net") == 0)
+        return ok;
+    snprintf(path, sizeof path, "%s/avx512_metadata.tn.model", model_dir);
+    FILE *f = fopen(path, "rb");
+    static char text[1 << 16], edited[(1 << 16) + 64];
+    const size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[len] = '\0';
+    const char *target = strstr(text, "\"target\":");
+    const char *open = target ? strchr(target + 9, '"') : NULL;
+    const char *close = open ? strchr(open + 1, '"') : NULL;
+    if (!close)
+        return false;
+    snprintf(edited, sizeof edited, "%.*s%s%s", (int)(open + 1 - text), text, isa(), close);
+    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, isa());
+    write_text(path, edited);
+    return ok;
 }
 
 static char arg[8192], env[8192];
@@ -114,26 +152,26 @@ static void fifos(const char *model_dir) {
     /* "A FIFO where a file is expected blocks forever in open": a FIFO as
      * the model (real metadata beside it), as the metadata, as CONVSEL_DB,
      * as db info's file and as a problem list */
+    char name[64], path[8192], want[128];
     const char *d = test_tmp_path("fifo_models");
     CHECK(mkdir(d, 0755) == 0);
-    CHECK(mkfifo(test_tmp_path("fifo_models/avx512.tn.model"), 0644) == 0);
-    char copy[16384];
-    snprintf(copy, sizeof copy, "cp %s/avx512_metadata.tn.model %s/", model_dir, d);
-    CHECK(system(copy) == 0);
-    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", d), problem, 0,
-                  "avx512.tn.model: is a FIFO, not a regular file", NULL));
-    CHECK(
-        answers(NULL, ARGS("models check %s", d), 1, "avx512.tn.model: FAILED", "is a FIFO", NULL));
+    snprintf(name, sizeof name, "fifo_models/%s.tn.model", isa());
+    CHECK(mkfifo(test_tmp_path(name), 0644) == 0);
+    CHECK(shipped_model_as_this_cpu(model_dir, d, "meta"));
+    snprintf(want, sizeof want, "%s.tn.model: is a FIFO, not a regular file", isa());
+    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", d), problem, 0, want, NULL));
+    snprintf(want, sizeof want, "%s.tn.model: FAILED", isa());
+    CHECK(answers(NULL, ARGS("models check %s", d), 1, want, "is a FIFO", NULL));
     const char *db = test_tmp_path("eval.db");
     CHECK(tuned(db));
     CHECK(answers(NULL, ARGS("eval --db %s --model %s", db, d), 1, "is a FIFO", NULL));
     const char *m = test_tmp_path("fifo_meta");
     CHECK(mkdir(m, 0755) == 0);
-    snprintf(copy, sizeof copy, "cp %s/avx512.tn.model %s/", model_dir, m);
-    CHECK(system(copy) == 0);
-    CHECK(mkfifo(test_tmp_path("fifo_meta/avx512_metadata.tn.model"), 0644) == 0);
-    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", m), problem, 0,
-                  "avx512_metadata.tn.model: is a FIFO", NULL));
+    CHECK(shipped_model_as_this_cpu(model_dir, m, "net"));
+    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", m, isa());
+    CHECK(mkfifo(path, 0644) == 0);
+    snprintf(want, sizeof want, "%s_metadata.tn.model: is a FIFO", isa());
+    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", m), problem, 0, want, NULL));
     const char *f = test_tmp_path("fifo.db");
     CHECK(mkfifo(f, 0644) == 0);
     CHECK(answers(ENV("CONVSEL_DB=%s", f), problem, 0, "fifo.db: is a FIFO", NULL));
@@ -324,8 +362,12 @@ static void flags(void) {
     CHECK(strstr(out, "core-ns") == NULL);
 }
 
-static void switches(const char *model_dir) {
+static void switches(const char *shipped) {
     /* "CONVSEL_AI_HEUR=false|off|00 leave the model on without a word" */
+    const char *model_dir = test_tmp_path("switch_models");
+    CHECK(mkdir(model_dir, 0755) == 0 && shipped_model_as_this_cpu(shipped, model_dir, "both"));
+    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", model_dir), problem, 0, "auto: model",
+                  NULL)); /* on without the switch */
     const char *words[] = {"false", "off", "no", "0"};
     for (int i = 0; i < 4; i++)
         CHECK(
@@ -425,13 +467,13 @@ static void unclear_messages(void) {
     CHECK(answers(NULL, ARGS("models check %s/.", dir), 1, "no model files", NULL));
     const char *mdir = test_tmp_path("mdir");
     CHECK(mkdir(mdir, 0755) == 0);
-    CHECK(mkdir(test_tmp_path("mdir/avx512.tn.model"), 0755) == 0);
-    char cmd[16384];
-    snprintf(cmd, sizeof cmd, "cp %s/models/avx512_metadata.tn.model %s/", CONVSEL_SOURCE_DIR,
-             mdir);
-    CHECK(system(cmd) == 0);
-    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", mdir), problem, 0,
-                  "avx512.tn.model: is a directory, not a regular file", NULL));
+    char name[64], want[128], models[8192];
+    snprintf(name, sizeof name, "mdir/%s.tn.model", isa());
+    CHECK(mkdir(test_tmp_path(name), 0755) == 0);
+    snprintf(models, sizeof models, "%s/models", CONVSEL_SOURCE_DIR);
+    CHECK(shipped_model_as_this_cpu(models, mdir, "meta"));
+    snprintf(want, sizeof want, "%s.tn.model: is a directory, not a regular file", isa());
+    CHECK(answers(ENV("CONVSEL_MODEL_DIR=%s CONVSEL_DB=", mdir), problem, 0, want, NULL));
     CHECK(strstr(out, "9223372036854775807") == NULL);
     CHECK(symlink(test_tmp_path("loop2.db"), test_tmp_path("loop1.db")) == 0);
     CHECK(symlink(test_tmp_path("loop1.db"), test_tmp_path("loop2.db")) == 0);

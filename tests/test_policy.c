@@ -249,8 +249,8 @@ static void per_call_weights(void) {
     m.limits = (struct machine_limits){.present = true, .peak_gflops = 1e6, .levels = 1};
     m.limits.level_bytes[0] = 1 << 14, m.limits.level_gbs[0] = 1e6;
     m.limits.weights = (struct weights_costs){
-        .count = 2, .solver = {"onednn_winograd", "onednn_gemm"}, .ns = {{-1, 10}, {0.5, 0.1}}};
-    const int ow = solver_find("onednn_winograd"), og = solver_find("onednn_gemm"),
+        .count = 2, .solver = {"winograd_f4x3", "onednn_gemm"}, .ns = {{-1, 10}, {0.5, 0.1}}};
+    const int ow = solver_find("winograd_f4x3"), og = solver_find("onednn_gemm"),
               od = solver_find("onednn_direct");
     double l2[SOLVER_MAX];
     all_nan(l2);

@@ -11,6 +11,7 @@
 #include "problem_builder.h"
 #include "solvers/solver.h"
 #include "testutil.h"
+#include "util/cpu.h"
 #include "util/rng.h"
 
 #define GUARD 16 /* floats of canary after y */
@@ -136,7 +137,13 @@ int main(void) {
         printf("  %-20s ran on %3d of %d problems, worst max|y-ref|/max|ref| %.2e (tolerance "
                "%.0e)\n",
                convsel_solver_name(id), runs[id], problems, worst[id], solver_get(id)->tolerance);
-        CHECK(runs[id] >= 10); /* every solver is exercised, on more than a handful */
+        if (strcmp(convsel_solver_name(id), "onednn_winograd") == 0 && !cpu_supports(CPU_AVX512)) {
+            printf("  onednn_winograd: not run: oneDNN 2.6 has Winograd only for AVX-512, which "
+                   "this CPU lacks\n");
+            CHECK(runs[id] == 0);
+        } else {
+            CHECK(runs[id] >= 10); /* every solver is exercised, on more than a handful */
+        }
     }
     convsel_handle_destroy(h);
     return test_finish("test_solvers");

@@ -38,7 +38,7 @@ def _child(args):
     import convsel.torch as ct
 
     status = convsel.model_status()
-    if "tn.model" not in status:
+    if "tn.model" not in status or status.startswith("not used"):
         print(f"child: no ranking model to race on: {status}", flush=True)
         return 3
     weight = torch.ones((1, 1, 2, 2))

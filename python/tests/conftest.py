@@ -55,3 +55,23 @@ def pytest_sessionfinish(session, exitstatus):
     stats = reporter.stats if reporter else {}
     if exitstatus == 0 and stats.get("skipped") and not stats.get("passed"):
         session.exitstatus = 77
+
+
+@pytest.fixture(scope="session")
+def any_cpu_models(tmp_path_factory):
+    """The shipped model (trained for AVX-512) under every ISA's name, each
+    metadata's target rewritten to its name, so that the library loads it on
+    any CPU: for tests of how models are loaded and cached, not of what they
+    rank."""
+    shipped = os.path.join(REPO, "models")
+    d = tmp_path_factory.mktemp("models")
+    with open(os.path.join(shipped, "avx512.tn.model"), "rb") as f:
+        net = f.read()
+    with open(os.path.join(shipped, "avx512_metadata.tn.model"), encoding="utf-8") as f:
+        meta = f.read()
+    assert '"target":\t"avx512"' in meta
+    for isa in ("generic", "avx2", "avx512"):
+        (d / f"{isa}.tn.model").write_bytes(net)
+        (d / f"{isa}_metadata.tn.model").write_text(
+            meta.replace('"target":\t"avx512"', f'"target":\t"{isa}"'), encoding="utf-8")
+    return str(d)

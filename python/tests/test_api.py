@@ -31,7 +31,7 @@ def _arrays(rng, xs, ws):
 
 
 def test_every_solver_matches_the_reference(rng):
-    ran = set()
+    ran, cpu_lacks = set(), set()
     for xs, ws, stride, pad, dil, g in PROBLEMS:
         x, w = _arrays(rng, xs, ws)
         want = reference_conv(x, w, stride, pad, dil, g)
@@ -40,13 +40,19 @@ def test_every_solver_matches_the_reference(rng):
                 y = convsel.conv2d(x, w, stride, pad, dil, g, solver=name)
             except ValueError as e:
                 assert "solver" in str(e)  # not applicable here, and it says so
+                if "needs AVX-512" in str(e):
+                    cpu_lacks.add(name)
                 continue
             ran.add(name)
             assert y.shape == want.shape
             assert rel_err(y, want) <= TOLERANCE.get(name, 1e-4), (name, xs, ws)
         y = convsel.conv2d(x, w, stride, pad, dil, g)  # auto
         assert rel_err(y, want) <= 1e-3
-    assert ran == set(convsel.solvers()), f"never ran: {set(convsel.solvers()) - ran}"
+    # only oneDNN's Winograd may be missing, and only on a CPU without AVX-512
+    # (oneDNN 2.6 has it for no other): the refusal said so
+    assert cpu_lacks - ran <= {"onednn_winograd"}
+    never = set(convsel.solvers()) - ran
+    assert never == cpu_lacks - ran, f"never ran: {never}"
 
 
 def test_channels_last_views_and_out(rng):

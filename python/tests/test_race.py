@@ -16,8 +16,8 @@ from conftest import PYTHON_DIR, REPO  # noqa: E402
 MODELS = os.path.join(REPO, "models")
 
 
-def race(*args, env_extra=None):
-    env = dict(os.environ, CONVSEL_MODEL_DIR=MODELS, PYTHONPATH=PYTHON_DIR)
+def race(*args, env_extra=None, models=MODELS):
+    env = dict(os.environ, CONVSEL_MODEL_DIR=models, PYTHONPATH=PYTHON_DIR)
     env.update(env_extra or {})
     p = subprocess.run([sys.executable, "-m", "convsel.race", *args], env=env,
                        capture_output=True, text=True, timeout=900)
@@ -25,10 +25,10 @@ def race(*args, env_extra=None):
     return p, m
 
 
-def test_safe_library_passes_with_and_without_delay():
+def test_safe_library_passes_with_and_without_delay(any_cpu_models):
     for delay in ("0", "2000"):
         p, m = race("--runs", "3", "--size", "96", "--iters", "40", "--delay-us", delay,
-                    "--jobs", "2")
+                    "--jobs", "2", models=any_cpu_models)
         assert m, p.stdout + p.stderr
         assert m.groups() == ("3", "0", "0"), p.stdout + p.stderr
         assert p.returncode == 0
@@ -44,9 +44,10 @@ def _unguarded_env():
     return {"CONVSEL_UNGUARDED_LIBRARY": path}
 
 
-def test_unguarded_cache_is_caught():
+def test_unguarded_cache_is_caught(any_cpu_models):
     p, m = race("--runs", "4", "--size", "256", "--iters", "100", "--delay-us", "2000",
-                "--variant", "unguarded", "--jobs", "2", env_extra=_unguarded_env())
+                "--variant", "unguarded", "--jobs", "2", env_extra=_unguarded_env(),
+                models=any_cpu_models)
     assert m, p.stdout + p.stderr
     runs, crashed, wrong = map(int, m.groups())
     # the window is the first thread's iterations left after the second insert:
@@ -55,7 +56,14 @@ def test_unguarded_cache_is_caught():
     assert p.returncode == 1
 
 
-def test_child_process_would_catch_a_wrong_sum(monkeypatch):
+def test_child_refuses_to_race_without_a_model(tmp_path):
+    """No model for this CPU: nothing is loaded, so nothing could race."""
+    p, m = race("--runs", "1", "--size", "96", "--iters", "40", models=str(tmp_path))
+    assert m is None and p.returncode != 0, p.stdout + p.stderr
+    assert "no ranking model to race on" in p.stdout + p.stderr
+
+
+def test_child_process_would_catch_a_wrong_sum(monkeypatch, any_cpu_models):
     """The check itself: a conv2d that drops a tap makes every sum wrong."""
     import argparse
     import torch
@@ -65,8 +73,8 @@ def test_child_process_would_catch_a_wrong_sum(monkeypatch):
     monkeypatch.setattr(ct, "conv2d", lambda x, w, **k: real(x, w * torch.tensor(
         [[[[1.0, 1.0], [1.0, 0.0]]]]), **k))
     args = argparse.Namespace(threads=2, size=16, iters=4, trials=1, conv_threads=1)
-    monkeypatch.setenv("CONVSEL_MODEL_DIR", MODELS)
-    assert r._child(args) in (1, 3)
+    monkeypatch.setenv("CONVSEL_MODEL_DIR", any_cpu_models)
+    assert r._child(args) == 1  # 3 would be "no model": nothing checked
 
 
 @pytest.mark.parametrize("args, words", [
