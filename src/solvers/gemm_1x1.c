@@ -49,19 +49,13 @@ static bool unit_applicable(const struct conv_problem *p, const char **reason) {
  * MiB for 2048 -> 512 channels, past L2): ResNet-50's last 1x1 at batch
  * 32 ran at 55 % of peak where oneDNN ran 68 %. The GEMM packs B from
  * each image's rows (fold_pack) and writes C (K x n*H*W) into the
- * workspace, from where each image's K x H*W block is copied to y. */
-static bool folds(const struct conv_problem *p) {
-    return gemm_folds(p); /* 1x1, stride 1: h*w = oh*ow */
-}
-
-static size_t round_up_64(size_t bytes) {
-    return (bytes + 63) / 64 * 64;
-}
-
+ * workspace, from where each image's K x H*W block is copied to y
+ * (gemm_folds decides; 1x1, stride 1: h*w = oh*ow). */
 static size_t unit_workspace(const struct conv_problem *p) {
     const size_t weights = gemm_weights_workspace_bytes(p);
-    return folds(p) ? round_up_64(weights) + (size_t)(p->k * p->n * p->h * p->w) * sizeof(float)
-                    : weights;
+    return gemm_folds(p)
+               ? gemm_round_up_64(weights) + (size_t)(p->k * p->n * p->h * p->w) * sizeof(float)
+               : weights;
 }
 
 struct fold {
@@ -98,11 +92,11 @@ static convsel_status_t unit_run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t cg = p->c / p->groups;
     const float *weights = gemm_packed_weights(a, &solver_gemm_1x1, a->workspace);
-    if (folds(p)) {
+    if (gemm_folds(p)) {
         const size_t cols = (size_t)(p->n * p->h * p->w);
         struct fold f = {
             p, a->x,
-            (float *)((char *)a->workspace + round_up_64(gemm_weights_workspace_bytes(p)))};
+            (float *)((char *)a->workspace + gemm_round_up_64(gemm_weights_workspace_bytes(p)))};
         const struct sgemm_op op = {.m = (size_t)p->k,
                                     .n = cols,
                                     .k = (size_t)p->c,

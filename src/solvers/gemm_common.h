@@ -61,6 +61,12 @@ void gemm_im2col_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t k
 #define GEMM_FOLD_MAX_PIXELS 256
 bool gemm_folds(const struct conv_problem *p);
 
+/* bytes rounded up to a cache line: where a second buffer follows the first
+ * in one workspace. */
+static inline size_t gemm_round_up_64(size_t bytes) {
+    return (bytes + 63) / 64 * 64;
+}
+
 /* Folded: C (K x n*oh*ow, in a workspace) to y, output channels [k0, k1)
  * (thread_pool_fn; ctx: struct gemm_fold_out). */
 struct gemm_fold_out {

@@ -24,7 +24,7 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
 static size_t cols_bytes(const struct conv_problem *p) {
     if (p->layout == CONVSEL_LAYOUT_NCHW)
         return gemm_folds(p)
-                   ? ((size_t)(p->k * p->n * p->oh * p->ow) * sizeof(float) + 63) / 64 * 64
+                   ? gemm_round_up_64((size_t)(p->k * p->n * p->oh * p->ow) * sizeof(float))
                    : 0;
     return (size_t)(p->c / p->groups * p->r * p->s) * (size_t)(p->oh * p->ow) * sizeof(float);
 }

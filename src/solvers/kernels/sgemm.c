@@ -592,10 +592,10 @@ static void sum_tasks(void *ctx, size_t begin, size_t end) {
  * one thread against 59 on two; at 2.4-3.6 MFLOP the two were level). */
 #define SERIAL_FLOP 2e6
 
-/* The split for op on `threads` threads, when not forced. */
-static enum sgemm_split choose_split(const struct sgemm_op *op, size_t threads) {
-    const size_t mr = op->kernel->mr, nr = op->kernel->nr;
-    const size_t col_tasks = (op->n + nr - 1) / nr, row_tasks = (op->m + mr - 1) / mr;
+/* The split for op on `threads` threads, when not forced; op has
+ * row_tasks panels of A's rows and col_tasks of B's columns. */
+static enum sgemm_split choose_split(const struct sgemm_op *op, size_t threads, size_t row_tasks,
+                                     size_t col_tasks) {
     if (threads < 2 || row_tasks < threads)
         return SGEMM_SPLIT_COLUMNS;
     /* Split the columns unless there are too few of them for the threads,
@@ -639,7 +639,8 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
     struct range_job j = {.op = &op,
                           .a_packed = op.a.packed,
                           .b_packed = op.b.packed,
-                          .split = forced ? op.split : choose_split(&op, threads)};
+                          .split =
+                              forced ? op.split : choose_split(&op, threads, row_tasks, col_tasks)};
     if (j.split == SGEMM_SPLIT_DEPTH) {
         const size_t blocks = (op.k + KC - 1) / KC, want = threads * DEPTH_RANGES_PER_THREAD;
         j.depth_ranges = blocks < want ? blocks : want;
