@@ -42,6 +42,17 @@ int main(void) {
     /* oneDNN 2.6 has Winograd only for AVX-512; without it, convsel's own */
     CHECK(strcmp(choice(1, 64, 56, 64, 3, 1, 1, 1, 1, kcrs),
                  cpu_supports(CPU_AVX512) ? "onednn_winograd" : "winograd_f4x3") == 0);
+    /* one channel in and out: a depthwise layer of one group */
+    CHECK(strcmp(choice(1, 1, 80, 1, 11, 5, 1, 1, 1, kcrs), "depthwise") == 0);
+    /* a map smaller than one 4x4 Winograd tile: direct (SSD's 3x3 on 1x1) */
+    CHECK(strcmp(choice(1, 256, 1, 64, 3, 1, 1, 1, 1, kcrs), "onednn_direct") == 0);
+    CHECK(strcmp(choice(1, 256, 3, 64, 3, 1, 1, 1, 1, kcrs), "onednn_direct") == 0);
+    CHECK(strcmp(choice(1, 256, 4, 64, 3, 1, 1, 1, 1, kcrs),
+                 cpu_supports(CPU_AVX512) ? "onednn_winograd" : "winograd_f4x3") == 0);
+    /* padded wider than oneDNN's AVX2 direct kernels take: oneDNN's GEMM, not
+     * the first applicable solver (depthwise, for one input channel) */
+    CHECK(strcmp(choice(1, 1, 64, 8, 9, 4, 1, 1, 1, kcrs),
+                 cpu_supports(CPU_AVX512) ? "onednn_direct" : "onednn_gemm") == 0);
     /* oneDNN's Winograd refuses KRSC weights: convsel's own takes it */
     CHECK(strcmp(choice(1, 64, 56, 64, 3, 1, 1, 1, 1, krsc), "winograd_f4x3") == 0);
     CHECK(strcmp(choice(1, 3, 224, 64, 7, 3, 2, 1, 1, kcrs), "onednn_direct") == 0);
