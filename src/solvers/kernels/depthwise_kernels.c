@@ -18,7 +18,6 @@
  * registers). */
 #define DW_ROWS 6
 
-
 int64_t dw_slab_rows(const struct dw_geometry *g, int64_t rows) {
     return (rows - 1) * g->stride_h + (g->r - 1) * g->dil_h + 1;
 }
@@ -136,7 +135,7 @@ static inline __attribute__((always_inline)) void next_tap(int64_t dq, int64_t d
         for (int q_ = 0; q_ < (nrows); q_++)                                                       \
             for (int u_ = 1; u_ < (sets); u_++)                                                    \
                 (part)[0][q_] += (part)[u_][q_];                                                   \
-        if ((cols) == BAND_COLS) { /* BAND_COLS: of the band code that uses it */               \
+        if ((cols) == BAND_COLS) { /* BAND_COLS: of the band code that uses it */                  \
             for (int q_ = 0; q_ < (nrows); q_++)                                                   \
                 memcpy((out) + q_ * (ow), &(part)[0][q_], sizeof(part)[0][q_]);                    \
         } else {                                                                                   \
