@@ -45,13 +45,15 @@ def _unguarded_env():
 
 
 def test_unguarded_cache_is_caught(any_cpu_models):
-    p, m = race("--runs", "4", "--size", "256", "--iters", "100", "--delay-us", "2000",
-                "--variant", "unguarded", "--jobs", "2", env_extra=_unguarded_env(),
-                models=any_cpu_models)
+    p, m = race("--runs", "4", "--threads", "4", "--size", "256", "--iters", "100",
+                "--delay-us", "2000", "--variant", "unguarded", "--jobs", "2",
+                env_extra=_unguarded_env(), models=any_cpu_models)
     assert m, p.stdout + p.stderr
     runs, crashed, wrong = map(int, m.groups())
-    # the window is the first thread's iterations left after the second insert:
-    # at this size every run measured was caught (the campaigns: README)
+    # the window is the first thread's iterations left after the second insert.
+    # Two threads caught every run on the AVX-512 machine (the campaigns: README)
+    # but 5 of 12 on a Zen 3 one, and 0 of 4 beside the rest of CI; four threads
+    # caught 10 of 10 there, and 8 of 8 beside two busy processes.
     assert crashed + wrong >= 2, p.stdout
     assert p.returncode == 1
 
