@@ -152,17 +152,11 @@ typedef float dw_vec8 __attribute__((vector_size(8 * sizeof(float))));
 #define BAND_COLS 16
 #define BAND(name) name##_16
 #include "solvers/kernels/depthwise_band.inc"
-#undef BAND
-#undef BAND_COLS
-#undef BAND_VEC
 
 #define BAND_VEC dw_vec8
 #define BAND_COLS 8
 #define BAND(name) name##_8
 #include "solvers/kernels/depthwise_band.inc"
-#undef BAND
-#undef BAND_COLS
-#undef BAND_VEC
 
 /* Output columns [*lo, *hi) whose tap s lands inside the input row. */
 static inline __attribute__((always_inline)) void tap_range(const struct dw_geometry *g, int64_t s,
