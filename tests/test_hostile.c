@@ -20,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heur/ranking_model.h"
 #include "testutil.h"
 #include "util/cpu.h"
+#include "util/file.h"
 
 static char out[1 << 16];
 static double slowest;
@@ -76,31 +78,33 @@ static const char *isa(void) {
  * convsel loads it on any machine: these cases test how files are opened
  * and refused, not what the model ranks. which: "net", "meta" or "both". */
 static bool shipped_model_as_this_cpu(const char *model_dir, const char *dir, const char *which) {
-    char path[8192];
+    char from[RANKING_MODEL_PATH_MAX], to[RANKING_MODEL_PATH_MAX];
     bool ok = true;
     if (strcmp(which, "meta") != 0) {
-        char cmd[16384 + 64];
-        snprintf(cmd, sizeof cmd, "cp %s/avx512.tn.model %s/%s.tn.model", model_dir, dir, isa());
-        ok = system(cmd) == 0;
+        char cmd[2 * RANKING_MODEL_PATH_MAX + 16];
+        ok = ranking_model_path(model_dir, "avx512", RANKING_MODEL_NET, from, sizeof from) &&
+             ranking_model_path(dir, isa(), RANKING_MODEL_NET, to, sizeof to);
+        snprintf(cmd, sizeof cmd, "cp %s %s", from, to);
+        ok = ok && system(cmd) == 0;
     }
     if (strcmp(which, "net") == 0)
         return ok;
-    snprintf(path, sizeof path, "%s/avx512_metadata.tn.model", model_dir);
-    FILE *f = fopen(path, "rb");
-    static char text[1 << 16], edited[(1 << 16) + 64];
-    const size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f)
-        fclose(f);
-    text[len] = '\0';
+    char *text = NULL;
+    size_t len = 0;
+    if (!ranking_model_path(model_dir, "avx512", RANKING_MODEL_METADATA, from, sizeof from) ||
+        !ranking_model_path(dir, isa(), RANKING_MODEL_METADATA, to, sizeof to) ||
+        file_read_all(from, 1 << 20, &text, &len, NULL, 0) != FILE_READ_OK)
+        return false;
     const char *target = strstr(text, "\"target\":");
     const char *open = target ? strchr(target + 9, '"') : NULL;
     const char *close = open ? strchr(open + 1, '"') : NULL;
-    if (!close)
-        return false;
-    snprintf(edited, sizeof edited, "%.*s%s%s", (int)(open + 1 - text), text, isa(), close);
-    snprintf(path, sizeof path, "%s/%s_metadata.tn.model", dir, isa());
-    write_text(path, edited);
-    return ok;
+    if (close) {
+        static char edited[(1 << 20) + 64];
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(open + 1 - text), text, isa(), close);
+        write_text(to, edited);
+    }
+    free(text);
+    return ok && close != NULL;
 }
 
 static char arg[8192], env[8192];
