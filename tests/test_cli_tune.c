@@ -158,6 +158,30 @@ int main(void) {
         CHECK(db && perfdb_get_weights_mode(db, sig, &constant, e, sizeof e) == 1 && constant);
         perfdb_close(db);
     }
+    /* limits from an older peak loop (no method: 1) are measured again on
+     * the next tune, and the weights costs kept: a database tuned before
+     * the AVX2 loop stopped spilling held half this machine's peak */
+    {
+        char e[PERFDB_ERROR_MAX], sig[PERFDB_MACHINE_MAX];
+        struct machine_limits l, again;
+        machine_signature(1, sig, sizeof sig);
+        struct perfdb *db = perfdb_open(test_tmp_path("all.db"), false, 0, e, sizeof e);
+        const bool got = db && perfdb_get_limits(db, sig, &l, e, sizeof e) == 1;
+        CHECK(got && l.method == PEAK_METHOD);
+        const double winograd = weights_cost_ms(&l.weights, "winograd_f4x3", false, 1e6);
+        l.method = 1, l.peak_gflops = 0.5;
+        CHECK(got && perfdb_put_limits(db, sig, &l, e, sizeof e));
+        perfdb_close(db);
+        CHECK(tune(args) == 0 && test_contains(out, "peak and bandwidth were measured again") &&
+              test_contains(out, "tune: 0 measured, 8 skipped, 0 failed"));
+        db = perfdb_open(test_tmp_path("all.db"), true, 0, e, sizeof e);
+        CHECK(db && perfdb_get_limits(db, sig, &again, e, sizeof e) == 1 &&
+              again.method == PEAK_METHOD && again.peak_gflops > 0.5 &&
+              weights_cost_ms(&again.weights, "winograd_f4x3", false, 1e6) == winograd);
+        perfdb_close(db);
+        /* and not on the tune after */
+        CHECK(tune(args) == 0 && !test_contains(out, "measured again"));
+    }
     /* one weights mode per database and machine: per-call timings are not
      * mixed into constant ones */
     snprintf(args, sizeof args, "%s --weights per-call --db %s", sample, test_tmp_path("all.db"));

@@ -356,6 +356,7 @@ static void schema_and_extras(void) {
           fabs(weights_cost_ms(&back.weights, "gemm_1x1", true, 4e6) - 1.0) < 1e-9 &&
           weights_cost_ms(&back.weights, "direct", false, 1e6) == 0);
     /* malformed text is refused, never half read */
+    char text[4096];
     const char *bad_limits[] = {
         "peak_gflops=400 bw=16384:500 weights=",
         "peak_gflops=400 bw=16384:500 weights=x:1",
@@ -367,15 +368,28 @@ static void schema_and_extras(void) {
         "peak_gflops=400 bw=16384:500 junk",
         "peak_gflops=400 bw= weights=a:1:1",
         "peak_gflops=400 bw=16384:500 weights=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1:1",
+        "peak_gflops=400 bw=16384:500 method=",
+        "peak_gflops=400 bw=16384:500 method=1",
+        "peak_gflops=400 bw=16384:500 method=2x",
+        "peak_gflops=400 bw=16384:500 method=-2",
+        "peak_gflops=400 bw=16384:500 method=2 weights=a:1:1",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 method=99999",
     };
     for (size_t i = 0; i < sizeof bad_limits / sizeof bad_limits[0]; i++)
         if (!CHECK(!peak_parse(bad_limits[i], &back)))
             printf("  parsed: %s\n", bad_limits[i]);
-    CHECK(peak_parse("peak_gflops=400 bw=16384:500", &back) && back.weights.count == 0);
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500", &back) && back.weights.count == 0 &&
+          back.method == 1);
+    /* the peak loop's version: none is 1 (before it was kept), and it
+     * reads back with or without weights */
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500 method=2", &back) && back.method == 2);
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500 weights=a:1:1 method=2", &back) &&
+          back.method == 2 && back.weights.count == 1 && back.weights.ns[0][1] == 1);
+    peak_format(&back, text, sizeof text);
+    CHECK(test_contains(text, " method=2") && peak_parse(text, &back) && back.method == 2);
     /* what parses formats to what parses (fuzz_limits' first finding: a
      * bandwidth of .0039 was written back as "0.0"); bytes are whole */
     CHECK(peak_parse("peak_gflops=0.01 bw=16384:.0039", &back));
-    char text[4096];
     peak_format(&back, text, sizeof text);
     CHECK(peak_parse(text, &back) && back.level_gbs[0] == 0.0039 && back.peak_gflops == 0.01);
     CHECK(!peak_parse("peak_gflops=400 bw=1.5:500", &back));

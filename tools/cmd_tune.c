@@ -274,6 +274,9 @@ int cmd_tune(int argc, char **argv) {
     printf("tune: %d measured, %d skipped, %d failed, %d noisy (%d problems in this shard) in "
            "%.1f s\n",
            s.measured, s.skipped, s.failed, s.noisy, s.total, s.seconds);
+    if (s.limits_remeasured)
+        printf("tune: the machine's peak and bandwidth were measured again (the stored ones came "
+               "from an older peak loop)\n");
     if (o.remeasure_before)
         printf("tune: %d of them measured again (their older records replaced)\n", s.remeasured);
     return result == TUNE_RUN_OK ? EXIT_OK : EXIT_FAILED;

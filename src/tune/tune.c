@@ -256,14 +256,23 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
     const int have = ok ? perfdb_get_limits(t.db, t.machine, &limits, err, cap) : -1;
     if (have < 0)
         ok = false;
-    if (ok && have == 0)
+    /* measured by an older peak loop (PEAK_METHOD): again, keeping the
+     * weights costs, which did not depend on it */
+    const bool stale = ok && have == 1 && limits.method < PEAK_METHOD;
+    if (stale) {
+        const struct weights_costs kept = limits.weights;
         peak_measure(threads, &limits);
+        limits.weights = kept;
+        s->limits_remeasured = true;
+    } else if (ok && have == 0) {
+        peak_measure(threads, &limits);
+    }
     /* and what per-call weights cost each solver (tune/weights_probe.h),
      * added to limits measured before it existed */
     const bool probe = ok && limits.present && limits.weights.count == 0;
     if (probe)
         ok = weights_probe_measure(t.h, &limits.weights, err, cap);
-    if (ok && limits.present && (have == 0 || probe))
+    if (ok && limits.present && (have == 0 || probe || stale))
         ok = perfdb_put_limits(t.db, t.machine, &limits, err, cap);
     if (ok)
         ok = check_weights_mode(&t, o->weights_constant, err, cap);

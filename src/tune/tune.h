@@ -52,7 +52,8 @@ typedef void (*tune_progress_fn)(void *ctx, const struct tune_event *event);
 
 struct tune_summary {
     int measured, skipped, failed, noisy, total;
-    int remeasured; /* of measured: problems whose older records were replaced */
+    int remeasured;         /* of measured: problems whose older records were replaced */
+    bool limits_remeasured; /* the machine's limits were from an older peak loop */
     long calibrations, busy, waited_s;
     double best_calibration_ms, seconds;
     char machine[PERFDB_MACHINE_MAX];

@@ -35,8 +35,14 @@ struct weights_costs {
     double ns[LIMITS_SOLVERS_MAX][2];
 };
 
+/* The peak loop's version. 1: 16 chains at every ISA level, which spill
+ * on AVX2 (16 registers) and read half the peak; 2: 12 chains on AVX2.
+ * Limits measured by an older method are measured again at tune time. */
+#define PEAK_METHOD 2
+
 struct machine_limits {
     bool present;
+    int method;                            /* PEAK_METHOD when measured; 1 before it was kept */
     double peak_gflops;                    /* fused multiply-add peak on the measured threads */
     int levels;                            /* memory levels measured, smallest working set first */
     double level_bytes[LIMITS_LEVELS_MAX]; /* the working set of each */
@@ -53,8 +59,9 @@ double peak_bandwidth_gbs(size_t bytes, int threads);
 /* Both, at the working sets PEAK_LEVEL_BYTES (16 KiB .. 256 MiB). */
 void peak_measure(int threads, struct machine_limits *out);
 
-/* "peak_gflops=P bw=B:G,B:G,... [weights=SOLVER:NS1:NS2,...]" and back
- * (the database's meta table keeps it as text; NS -1: not measured).
+/* "peak_gflops=P bw=B:G,B:G,... [weights=SOLVER:NS1:NS2,...] [method=M]"
+ * and back (the database's meta table keeps it as text; NS -1: not
+ * measured; no method: 1).
  * parse: false on anything malformed or out of range. */
 void peak_format(const struct machine_limits *l, char *buf, size_t cap);
 bool peak_parse(const char *text, struct machine_limits *out);
