@@ -1,7 +1,8 @@
 /* test_sgemm.c -- convsel's GEMM, every ISA variant this CPU runs, against
  * a double-precision triple loop: shapes around and between the register
  * tiles (AVX-512 14x32: m = 14, 15, 28, 29; every height of a last row
- * panel, which has a kernel of its own), the 16-depth transposition
+ * panel, which has a kernel of its own), the 16-depth transposition (AVX-512
+ * in one 16 x 16 block, AVX2 in 8 x 8 blocks: A panels of 6, B of 16)
  * of A and the K block (511, 512, 513), padded leading dimensions, A
  * transposed or not, one thread and a pool of three; and the three ways
  * of giving an operand (sgemm_run): plain, packed beforehand (sgemm_pack),

@@ -136,6 +136,47 @@ DEFINE_UKERNEL(, ukernel_4x8_generic, 4, 4, 4, v4f)
 #ifdef CPU_X86_VARIANTS
 DEFINE_UKERNEL(CPU_TARGET_AVX2, ukernel_6x16_avx2, 6, 6, 8, v8f)
 
+/* rows[0..7][d0..d0+7] -> out[t * width + j] for t < 8, j < cols (<= 8):
+ * an 8 x 8 transpose in registers (unpack by pairs, shuffle by quads, swap
+ * 128-bit lanes), rows j >= w read as zeros, stored with a mask so that
+ * nothing is written past the panel's width. */
+CPU_TARGET_AVX2 static void transpose8_avx2(const float *const *rows, size_t w, size_t d0,
+                                            size_t cols, size_t width, float *out) {
+    __m256 r[8], t[8];
+    for (size_t j = 0; j < 8; j++)
+        r[j] = j < w ? _mm256_loadu_ps(rows[j] + d0) : _mm256_setzero_ps();
+    for (int j = 0; j < 8; j += 2) {
+        t[j] = _mm256_unpacklo_ps(r[j], r[j + 1]);     /* depths 0 1 | 4 5 of rows j, j+1 */
+        t[j + 1] = _mm256_unpackhi_ps(r[j], r[j + 1]); /* depths 2 3 | 6 7 */
+    }
+    for (int j = 0; j < 8; j += 4) { /* r[j + b]: depth b | 4 + b of rows j..j+3 */
+        r[j] = _mm256_shuffle_ps(t[j], t[j + 2], 0x44);
+        r[j + 1] = _mm256_shuffle_ps(t[j], t[j + 2], 0xEE);
+        r[j + 2] = _mm256_shuffle_ps(t[j + 1], t[j + 3], 0x44);
+        r[j + 3] = _mm256_shuffle_ps(t[j + 1], t[j + 3], 0xEE);
+    }
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols), lane);
+    for (int b = 0; b < 4; b++) {
+        _mm256_maskstore_ps(out + (size_t)b * width, keep,
+                            _mm256_permute2f128_ps(r[b], r[4 + b], 0x20));
+        _mm256_maskstore_ps(out + (size_t)(4 + b) * width, keep,
+                            _mm256_permute2f128_ps(r[b], r[4 + b], 0x31));
+    }
+}
+
+/* transpose16's contract (struct sgemm_kernel) from 8 x 8 blocks: AVX2's
+ * A panels are 6 rows wide, so one block of rows and two of depths. */
+CPU_TARGET_AVX2 static void transpose16_avx2(const float *const *rows, size_t w, size_t width,
+                                             float *out) {
+    for (size_t g = 0; g < width; g += 8) {
+        const size_t cols = width - g < 8 ? width - g : 8;
+        const size_t have = w > g ? w - g : 0;
+        for (size_t d0 = 0; d0 < 16; d0 += 8)
+            transpose8_avx2(rows + g, have, d0, cols, width, out + d0 * width + g);
+    }
+}
+
 /* 16 depths of up to 16 rows into panel order: rows[j][0..15] -> out[t *
  * width + j] for t < 16, j < w (zeros for w <= j < width <= 16). A 16 x 16
  * transpose in registers (unpack by pairs, then by quads, then lanes). */
@@ -206,7 +247,7 @@ static const struct sgemm_kernel kernels[3] = {
      16,
      CPU_AVX2,
      ukernel_6x16_avx2,
-     NULL,
+     transpose16_avx2,
      {NULL, ukernel_1of6x16_avx2, ukernel_2of6x16_avx2, ukernel_3of6x16_avx2, ukernel_4of6x16_avx2,
       ukernel_5of6x16_avx2}},
     {14,
