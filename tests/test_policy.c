@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "heur/policy.h"
+#include "heur/select.h"
 #include "testutil.h"
 
 static struct conv_problem problem(int64_t c, int64_t h, int64_t k, int64_t r, int64_t groups) {
@@ -183,6 +184,19 @@ static void extrapolation_and_safe_pick(void) {
     l2[od] = 0, l2[dw] = 4;
     policy_rank(&md, &d, 2, true, l2, &r);
     CHECK(r.extrapolating && r.order[0] == dw);
+    /* one channel in and out, outside the bounds: the rules' pick (the
+     * depthwise solver) goes first, whatever the class's list says: the
+     * dense list put WaveRNN's 1x11 layers on oneDNN's GEMM at 13.6-27x */
+    const struct conv_problem one_ch = problem(1, 28, 1, 3, 1);
+    CHECK(policy_kind(&one_ch) == 0 && heur_rules_solver(&one_ch) == dw);
+    all_nan(l2);
+    l2[og] = 0, l2[od] = 1, l2[dw] = 4;
+    policy_rank(&md, &one_ch, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == dw && r.order[1] == og);
+    /* two channels out is not one: the dense list */
+    const struct conv_problem two_out = problem(1, 28, 2, 3, 1);
+    policy_rank(&md, &two_out, 2, true, l2, &r);
+    CHECK(r.extrapolating && r.order[0] == og);
 
     /* the first applicable solver of the list goes first, whatever the
      * model says of it (POLICY_SAFE_CHOICES 1: with the model choosing

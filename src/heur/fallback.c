@@ -31,9 +31,7 @@ static int applicable(const char *name, const struct conv_problem *p) {
 }
 
 int heur_rules_solver(const struct conv_problem *p) {
-    /* one channel in and out is a depthwise layer of one group (WaveRNN's
-     * 1x11 on an 80x2500 map: 27x faster there than oneDNN's GEMM) */
-    const bool depthwise = p->groups == p->c && (p->groups > 1 || p->k == 1);
+    const bool depthwise = problem_is_depthwise(p); /* one channel in and out too */
     const bool one_by_one = p->r == 1 && p->s == 1 && p->pad_h == 0 && p->pad_w == 0 &&
                             p->stride_h == 1 && p->stride_w == 1;
     const bool winograd_shape = p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 &&

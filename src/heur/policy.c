@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "heur/select.h"
 #include "util/stats.h"
 
 double policy_floor_ms(const struct machine_limits *l, const struct conv_problem *p,
@@ -110,6 +111,19 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
         if (meta->safe_count[cls] == 0 && cls >= PROBLEM_KINDS)
             cls -= PROBLEM_KINDS; /* metadata with the kinds' lists only */
         int best = -1, found = 0;
+        /* one channel in and out: the rules' pick, the depthwise solver.
+         * No class's list is made for it: the dense one put WaveRNN's 1x11
+         * layers on oneDNN's GEMM at 13.6-27x, the depthwise one (made of
+         * layers with 8 channels or more) a 1-channel 2x2 on oneDNN's
+         * direct at 7x */
+        if (problem_is_depthwise(p) && p->groups == 1) {
+            const int id = heur_rules_solver(p);
+            while (++best < out->n && out->order[best] != id)
+                ;
+            if (best == out->n)
+                best = -1;
+            found = POLICY_SAFE_CHOICES;
+        }
         for (int i = 0; i < meta->safe_count[cls] && found < POLICY_SAFE_CHOICES; i++) {
             const int id = solver_find(meta->solver_names[meta->safe[cls][i]]);
             int at = 0;
