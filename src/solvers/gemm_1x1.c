@@ -50,10 +50,24 @@ static bool unit_applicable(const struct conv_problem *p, const char **reason) {
  * 32 ran at 55 % of peak where oneDNN ran 68 %. The GEMM packs B from
  * each image's rows (fold_pack) and writes C (K x n*H*W) into the
  * workspace, from where each image's K x H*W block is copied to y
- * (gemm_folds decides; 1x1, stride 1: h*w = oh*ow). */
+ * (gemm_folds decides; 1x1, stride 1: h*w = oh*ow).
+ * Unfolded, B is x itself, read in place; folded, all of x is copied into
+ * packed panels and all of y out of the workspace. That pays only where
+ * the weights, streamed once per image otherwise, outweigh an image's x
+ * and y: Faster R-CNN's 256 -> 3 1x1 on 13x17 at batch 2 (3 KiB of
+ * weights) took 0.118 ms folded, against 0.011 ms for one image. Or where
+ * the GEMM is compute-bound, at 2KC/(C+K) >= 192 FLOPs per element copied,
+ * and the copies are cheap beside a wider N: 512 -> 128 on 14x14 at batch
+ * 4 ran 0.72 ms folded, 0.87 ms per image (docs/gemm1x1-fold-2026-12-03.txt
+ * has the grid this rule was drawn from). */
+static bool unit_folds(const struct conv_problem *p) {
+    const int64_t kc = p->k * p->c, c_plus_k = p->c + p->k;
+    return gemm_folds(p) && (kc >= c_plus_k * p->h * p->w || 2 * kc >= 192 * c_plus_k);
+}
+
 static size_t unit_workspace(const struct conv_problem *p) {
     const size_t weights = gemm_weights_workspace_bytes(p);
-    return gemm_folds(p)
+    return unit_folds(p)
                ? gemm_round_up_64(weights) + (size_t)(p->k * p->n * p->h * p->w) * sizeof(float)
                : weights;
 }
@@ -92,7 +106,7 @@ static convsel_status_t unit_run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t cg = p->c / p->groups;
     const float *weights = gemm_packed_weights(a, &solver_gemm_1x1, a->workspace);
-    if (gemm_folds(p)) {
+    if (unit_folds(p)) {
         const size_t cols = (size_t)(p->n * p->h * p->w);
         struct fold f = {
             p, a->x,
