@@ -13,10 +13,15 @@
 # solver change is verified by its tests, not here).
 set -euo pipefail
 
-if [ $# -lt 3 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
-    [ $# -ge 3 ] || exit 2
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+    usage
     exit 0
+fi
+if [ $# -lt 3 ] || [ $# -gt 4 ]; then
+    echo "ab_conv.sh: expected OLD_BINARY NEW_BINARY CASES [ROUNDS], got $# arguments" >&2
+    usage >&2
+    exit 2
 fi
 old=$1 new=$2 cases=$3 rounds=${4:-7}
 for b in "$old" "$new"; do
