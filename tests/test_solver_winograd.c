@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/verify.h"
 #include "problem_builder.h"
@@ -66,9 +67,9 @@ int main(void) {
     convsel_solver_id_t id, ref;
     CHECK_STATUS(h, convsel_solver_find(h, "winograd_f4x3", &id), CONVSEL_STATUS_SUCCESS);
     convsel_solver_find(h, "reference", &ref);
-    const int64_t cases[][5] = {/* n, c, hw, k, pad */
-                                {1, 3, 3, 2, 1},
-                                {1, 5, 5, 4, 0},
+    const int64_t cases[][5] = {                 /* n, c, hw, k, pad */
+                                {1, 3, 4, 2, 1}, /* one tile */
+                                {1, 5, 6, 4, 0}, /* one tile, no padding */
                                 {2, 8, 7, 8, 1},
                                 {1, 16, 13, 9, 2},
                                 {3, 4, 50, 5, 1},
@@ -107,6 +108,21 @@ int main(void) {
             test_descs_destroy(&d);
         }
     printf("winograd_f4x3 worst max|y-ref|/max|ref| %.2e (bound 1e-3)\n", worst);
+    /* Output maps under one tile are refused, by rows or by columns alone
+     * (HDemucs' 1-row maps), with a reason that says so. */
+    const int64_t small[][2] = {{3, 3}, {1, 130}, {130, 3}};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+        struct test_problem tp = test_problem_default();
+        tp.c = 8, tp.k = 8, tp.h = small[i][0], tp.w = small[i][1], tp.pad_h = tp.pad_w = 1;
+        struct test_descs d;
+        if (!CHECK_STATUS(h, test_descs_create(h, &tp, &d), CONVSEL_STATUS_SUCCESS))
+            continue;
+        size_t ws;
+        CHECK_STATUS(h, convsel_get_forward_workspace_size(h, id, d.x, d.w, d.conv, d.y, &ws),
+                     CONVSEL_STATUS_NOT_SUPPORTED);
+        CHECK(strstr(convsel_get_error_message(h), "at least 4x4") != NULL);
+        test_descs_destroy(&d);
+    }
     convsel_handle_destroy(h);
     return test_finish("test_solver_winograd");
 }
