@@ -1,6 +1,7 @@
 /* test_cli_bench.c -- `convsel bench` as a user runs it: a small problem
  * file gives the table, the geomean line and a CSV with every variant;
  * malformed files are refused with the line and what is wrong (exit 2). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,16 @@ int main(void) {
         CHECK(strstr(out, "x with their set-ups of ") != NULL);
     } /* no database here: the rules chose */
     CHECK(strstr(out, "FAILED") == NULL);
+    /* the peak measured again at the end, as a ratio to the start's */
+    const char *pe = strstr(out, "\npeak at the end: ");
+    double pend = 0, pmoved = 0;
+    CHECK(pe &&
+          sscanf(pe, "\npeak at the end: %lf GFLOP/s (%lfx the start's)", &pend, &pmoved) == 2 &&
+          pend > 0 && pmoved > 0);
+    const char *ps = strstr(out, "peak: ");
+    double pstart = 0;
+    CHECK(ps && sscanf(ps, "peak: %lf", &pstart) == 1 && pstart > 0 &&
+          fabs(pmoved - pend / pstart) <= 0.006 + 0.01 * pmoved);
     char csv_path[512];
     snprintf(csv_path, sizeof csv_path, "%s", test_tmp_path("out.csv"));
     FILE *f = fopen(csv_path, "r");

@@ -50,7 +50,8 @@ static const char summary[] =
     "and onednn-auto (oneDNN convolution_auto, NCHW at the boundary, reorders timed, weights\n"
     "packed once) on each problem of FILE, verifies every output, prints GFLOP/s medians and\n"
     "spread, and what immediate mode (convsel_get_solutions: database, model, rules) picks.\n"
-    "Every variant's GFLOP/s is also given as a share of the FMA peak measured at the start.\n"
+    "Every variant's GFLOP/s is also given as a share of the FMA peak measured at the start;\n"
+    "the peak is measured again at the end, and a move over 10 % is said.\n"
     "Ends with 'geomean oracle/onednn-auto = X.XX (N problems)', 'geomean immediate/oracle',\n"
     "'geomean immediate/onednn-auto' (speed ratios: above 1 is faster), 'top1 = A/N',\n"
     "'geomean hybrid/oracle' (hybrid find mode: where the ranking is unsure its first call times\n"
@@ -435,6 +436,18 @@ int cmd_bench(int argc, char **argv) {
                    "(%d problems)\n",
                    100 * stats_median(shares, (size_t)n_dense), n_dense);
         }
+        /* The shares are of the start's peak, printed row by row as they
+         * are measured. On a shared host the FMA peak itself moves (Zen 3,
+         * 2026-12-03: 162 GFLOP/s at one bench's start, 201.5 a minute
+         * later), so it is measured again and a move over 10 % is said:
+         * then the shares are off by that much, the ratios are not. */
+        const double peak_end = peak_gflops((int)threads);
+        const double moved = peak > 0 && peak_end > 0 ? peak_end / peak : 1;
+        printf("peak at the end: %.1f GFLOP/s (%.2fx the start's)%s\n", peak_end, moved,
+               moved > 1.1 || moved < 1 / 1.1
+                   ? ": the machine's speed moved during the run; the % of peak above are off "
+                     "by as much, the ratios between variants are not"
+                   : "");
     }
     if (csv)
         fclose(csv);
