@@ -38,6 +38,30 @@ def test_lines_and_ratio(tmp_path):
     assert re.search(r"^# .* UTC, 3 rounds, load [\d.]+ at the start$", p.stdout, re.M)
 
 
+def fake(tmp_path, label, ms):
+    """A stand-in for convsel: logs its label and the case's first flag,
+    and reports a fixed median."""
+    path = tmp_path / label
+    path.write_text(f"#!/bin/sh\necho {label} $3 >> {tmp_path / 'calls'}\n"
+                    f"echo 'time      median {ms} ms (min {ms}, max {ms}, 1 iterations)'\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_order_alternates_and_ratio_is_exact(tmp_path):
+    cases = tmp_path / "cases.txt"
+    cases.write_text("a  -n 1\nb  -n 2\n")
+    p = run(fake(tmp_path, "old", 2.0), fake(tmp_path, "new", 0.5), cases, 3)
+    assert p.returncode == 0, p.stdout + p.stderr
+    calls = (tmp_path / "calls").read_text().split("\n")[:-1]
+    assert calls == ["old 1", "new 1", "old 2", "new 2",   # round 0: old first
+                     "new 1", "old 1", "new 2", "old 2",   # round 1: new first
+                     "old 1", "new 1", "old 2", "new 2"], calls
+    lines = LINE.findall(p.stdout)
+    assert [(l[0], l[1], l[4], l[7]) for l in lines] == [
+        ("a", "2.0000", "0.5000", "4.00"), ("b", "2.0000", "0.5000", "4.00")], p.stdout
+
+
 def test_failing_case_is_named(tmp_path):
     cases = tmp_path / "cases.txt"
     cases.write_text("bad  -n 1 -c 4 -H 8 -W 8 -k 4 -S no_such_solver\n")
@@ -62,5 +86,7 @@ def test_refusals(tmp_path, args, words):
 def test_help():
     p = run("--help")
     assert p.returncode == 0 and "OLD_BINARY NEW_BINARY CASES [ROUNDS]" in p.stdout, p.stdout
+    assert p.stdout.rstrip().endswith("verified by its tests, not here)."), p.stdout  # whole
+    assert "set -euo" not in p.stdout, p.stdout
     p = run()
     assert p.returncode == 2 and "expected OLD_BINARY NEW_BINARY CASES [ROUNDS], got 0" in p.stderr
