@@ -3,9 +3,11 @@
  * together hold what one run holds, the sample is a function of the seed,
  * the noise guard calibrates before and after every problem, --corpus
  * tunes real layers and their perturbations with their origins,
- * --remeasure-before measures old problems again and resumes, and bad
+ * --remeasure-before measures old problems again and resumes, the drift
+ * guard refuses a machine far off the database's calibration, and bad
  * flags and files are clear errors. (The guard's decisions are test_noise_guard's;
  * here it is off, because ctest runs tests side by side.) */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +19,14 @@
 
 static char out[1 << 16];
 
-/* tune with one thread and, unless args set one, the noise guard off
- * (ctest runs tests side by side): a flag given twice is an error. */
+/* tune with one thread and, unless args set them, the noise and drift
+ * guards off (ctest runs tests side by side): a flag given twice is an
+ * error. */
 static int tune(const char *args) {
     char line[2048];
-    snprintf(line, sizeof line, "tune --threads 1 %s %s",
-             strstr(args, "--noise-guard") ? "" : "--noise-guard 0", args);
+    snprintf(line, sizeof line, "tune --threads 1 %s %s %s",
+             strstr(args, "--noise-guard") ? "" : "--noise-guard 0",
+             strstr(args, "--drift-guard") ? "" : "--drift-guard 0", args);
     return test_convsel(NULL, line, out, sizeof out);
 }
 
@@ -32,6 +36,89 @@ static int64_t rows_in(const char *path) {
     const int64_t n = db ? perfdb_count(db, err, sizeof err) : -1;
     perfdb_close(db);
     return n;
+}
+
+/* The database's calibration row, set by hand (value NULL: read it). */
+static double calibration_row(const char *db_path, const char *value) {
+    sqlite3 *sql = NULL;
+    double ms = -1;
+    CHECK(sqlite3_open(db_path, &sql) == SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    if (value) {
+        char q[256];
+        snprintf(q, sizeof q, "UPDATE meta SET value = '%s' WHERE key LIKE 'calibration/%%'",
+                 value);
+        CHECK(sqlite3_exec(sql, q, NULL, NULL, NULL) == SQLITE_OK && sqlite3_changes(sql) == 1);
+    } else if (sqlite3_prepare_v2(sql, "SELECT value FROM meta WHERE key LIKE 'calibration/%'", -1,
+                                  &st, NULL) == SQLITE_OK &&
+               sqlite3_step(st) == SQLITE_ROW) {
+        long long at = 0;
+        CHECK(sscanf((const char *)sqlite3_column_text(st, 0), "%lf %lld", &ms, &at) == 2 &&
+              at >= 1600000000);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(sql);
+    return ms;
+}
+
+/* The drift guard: the first run records its calibration as the
+ * database's; a later one that reads far off it (here: a reference set by
+ * hand to 4x or 1/4 of the machine's) is refused and stores nothing,
+ * unless the guard is off or the run re-times the older records; a
+ * malformed row is named. */
+static void drift(const char *csv, const char *db_path) {
+    char args[2048];
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15", csv, db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
+          test_contains(out, "recorded as the database's for this machine"));
+    const double ms = calibration_row(db_path, NULL);
+    CHECK(ms > 0);
+    const int64_t rows = rows_in(db_path);
+    char value[64];
+    /* reads ~1/4 of the reference (less when the first run was slowed by
+     * tests beside it): faster, refused at once */
+    snprintf(value, sizeof value, "%.6f 1700000000", ms * 4);
+    calibration_row(db_path, value);
+    /* --remeasure-before before the reference is not a re-time of its records */
+    snprintf(args, sizeof args,
+             "--problems %s --db %s --drift-guard 15 --remeasure-before 1699999999", csv, db_path);
+    CHECK(tune(args) == 1 && test_contains(out, "the calibration reads 0.") &&
+          test_contains(out, "outside the drift guard's 15 %") &&
+          test_contains(out, "--drift-guard 0") && !test_contains(out, "tune: 1/2"));
+    CHECK(rows_in(db_path) == rows);
+    /* reads 4x the reference: slower, retried for seconds, then refused */
+    snprintf(value, sizeof value, "%.6f 1700000000", ms / 4);
+    calibration_row(db_path, value);
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15", csv, db_path);
+    CHECK(tune(args) == 1 && test_contains(out, "the calibration reads ") &&
+          test_contains(out, "busy for 10 s"));
+    /* a generous guard passes, and says where the machine stands */
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 1000", csv, db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "x the database's") &&
+          test_contains(out, "tune: 0 measured, 2 skipped"));
+    /* off: measures regardless (the reference stays) */
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 0 --remeasure-before now", csv,
+             db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
+          !test_contains(out, "drift guard"));
+    CHECK(fabs(calibration_row(db_path, NULL) - ms / 4) < 1e-5);
+    /* re-timing every record older than the reference records a new one */
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15 --remeasure-before now",
+             csv, db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "(replacing ")); /* (measured this second) */
+    CHECK(fabs(calibration_row(db_path, NULL) - ms / 4) > 1e-5);
+    /* hand-edited rows are named, not guessed at */
+    calibration_row(db_path, "fast");
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15", csv, db_path);
+    CHECK(tune(args) == 1 && test_contains(out, "meta row calibration/") &&
+          test_contains(out, "= 'fast' is not '<ms> <unix seconds>'"));
+    calibration_row(db_path, "-3 1700000000");
+    CHECK(tune(args) == 1 && test_contains(out, "is not '<ms> <unix seconds>'"));
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 0", csv, db_path);
+    CHECK(tune(args) == 0); /* off: the row is not read */
+    CHECK(tune("--sample 2 --drift-guard 1001 --list") == 2 &&
+          test_contains(out, "--drift-guard 1001: must be 0 (off) or in 1..1000"));
+    CHECK(tune("--sample 2 --drift-guard -1 --list") == 2);
 }
 
 static int origin_counts[2];
@@ -225,6 +312,7 @@ int main(void) {
           test_contains(out, "tune: 1/2 a: ") && test_contains(out, "tune: 2/2 b: "));
     CHECK(rows_in(test_tmp_path("p.db")) >= 2);
     remeasure(csv, test_tmp_path("p.db"));
+    drift(csv, test_tmp_path("d.db"));
     CHECK(!test_contains(out, "noise guard")); /* off */
     snprintf(args, sizeof args, "--problems %s --db %s --weights per-call", csv,
              test_tmp_path("pc.db"));

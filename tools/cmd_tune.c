@@ -33,6 +33,12 @@ static const char summary[] =
     "the cores (a slow calibration is confirmed by a second one first): tune waits for\n"
     "quiet (up to 60 s) and measures again (up to 3 times). A\n"
     "problem still measured on a busy machine is not stored (a later run retries it).\n"
+    "Drift guard: at the start the calibration's fastest of a few runs is compared with the one\n"
+    "recorded when the database's first timings for this machine were taken; more than\n"
+    "--drift-guard P percent off (faster or slower, still slower after 10 s of retries) and\n"
+    "tune refuses: the machine has changed, and new timings would not compare with the old.\n"
+    "--remeasure-before T with T after that record re-times the older timings and records\n"
+    "this run's calibration instead (give it every problem the database holds).\n"
     "Weights are declared constant (convsel_set_weights_constant), as in inference and in\n"
     "convsel bench: solvers that transform them do so once; --weights per-call measures\n"
     "every call transforming them. A database holds one mode per machine (recorded; tune\n"
@@ -43,7 +49,8 @@ static const char summary[] =
 
 struct tune_flags {
     const char *problems, *corpus, *shard, *db, *weights, *remeasure_before;
-    int64_t sample, seed, threads, max_mflop, corpus_max_mflop, perturb, noise_guard_pct;
+    int64_t sample, seed, threads, max_mflop, corpus_max_mflop, perturb, noise_guard_pct,
+        drift_guard_pct;
     bool list, network_channels;
 };
 
@@ -95,6 +102,11 @@ static int validate(const struct tune_flags *f, bool threads_given, struct tune_
                 (long long)f->noise_guard_pct);
         return EXIT_USAGE;
     }
+    if (f->drift_guard_pct < 0 || f->drift_guard_pct > 1000) {
+        fprintf(stderr, "convsel tune: --drift-guard %lld: must be 0 (off) or in 1..1000\n",
+                (long long)f->drift_guard_pct);
+        return EXIT_USAGE;
+    }
     if (f->remeasure_before) {
         char *end = NULL;
         const long long t = strcmp(f->remeasure_before, "now") == 0
@@ -111,6 +123,7 @@ static int validate(const struct tune_flags *f, bool threads_given, struct tune_
     }
     o->threads = threads_given ? (int)f->threads : 0; /* 0: the handle's default */
     o->noise_guard_pct = (int)f->noise_guard_pct;
+    o->drift_guard_pct = (int)f->drift_guard_pct;
     return EXIT_OK;
 }
 
@@ -162,11 +175,31 @@ struct progress {
     bool tty;
 };
 
+/* What the drift guard found, when it ran. */
+static void print_scale(const struct tune_summary *s) {
+    if (s->scale_ms <= 0)
+        return;
+    if (s->scale_recorded && s->scale_replaced)
+        printf("tune: drift guard: calibration %.3f ms, recorded as the database's for this "
+               "machine (replacing %.3f ms of %lld, older than --remeasure-before)\n",
+               s->scale_ms, s->scale_ref_ms, (long long)s->scale_ref_at);
+    else if (s->scale_recorded)
+        printf("tune: drift guard: calibration %.3f ms, recorded as the database's for this "
+               "machine\n",
+               s->scale_ms);
+    else
+        printf("tune: drift guard: calibration %.3f ms, %.2fx the database's %.3f ms of %lld\n",
+               s->scale_ms, s->scale_ms / s->scale_ref_ms, s->scale_ref_ms,
+               (long long)s->scale_ref_at);
+}
+
 /* One line per problem when piped; a self-overwriting line with ETA on a terminal. */
 static void progress(void *ctx, const struct tune_event *e) {
     const struct progress *pr = ctx;
     if (e->row == NULL) {
-        printf("tune: machine %s (%s journal)\n", e->summary->machine, e->summary->journal);
+        const struct tune_summary *s = e->summary;
+        printf("tune: machine %s (%s journal)\n", s->machine, s->journal);
+        print_scale(s);
         fflush(stdout);
         return;
     }
@@ -190,6 +223,7 @@ int cmd_tune(int argc, char **argv) {
                            .max_mflop = 2000,
                            .corpus_max_mflop = 50000,
                            .noise_guard_pct = 150,
+                           .drift_guard_pct = 30,
                            .weights = "constant"};
     const struct cli_flag flags[] = {
         {NULL, "--problems", CLI_STRING, &f.problems, "FILE|DIR",
@@ -209,6 +243,8 @@ int cmd_tune(int argc, char **argv) {
         {NULL, "--threads", CLI_INT, &f.threads, "T", "threads (default: online CPUs)"},
         {NULL, "--noise-guard", CLI_INT, &f.noise_guard_pct, "P",
          "busy when the calibration takes > P% of its best (default 150; 0: off)"},
+        {NULL, "--drift-guard", CLI_INT, &f.drift_guard_pct, "P",
+         "refuse when the calibration is > P% off the database's (default 30; 0: off)"},
         {NULL, "--weights", CLI_STRING, &f.weights, "MODE",
          "constant (default: transformed once per problem) or per-call"},
         {NULL, "--network-channels", CLI_SWITCH, &f.network_channels, "",

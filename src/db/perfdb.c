@@ -598,6 +598,59 @@ int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_lim
     return found == 1 ? (peak_parse(value, out) ? 1 : 0) : found;
 }
 
+/* Whether the meta table has a row for key: 1, 0, or -1 (err). */
+static int meta_has(struct perfdb *db, const char *key, char *err, size_t err_cap) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->sql, "SELECT 1 FROM meta WHERE key = ?", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        say_sql(db, err, err_cap, "reading the meta table");
+        return -1;
+    }
+    return rc == SQLITE_ROW;
+}
+
+bool perfdb_put_calibration(struct perfdb *db, const char *machine,
+                            const struct perfdb_calibration *c, char *err, size_t err_cap) {
+    char key[PERFDB_MACHINE_MAX + 16], value[64];
+    snprintf(key, sizeof key, "calibration/%s", machine);
+    snprintf(value, sizeof value, "%.6f %lld", c->ms, (long long)c->at);
+    return perfdb_put_meta(db, key, value, err, err_cap);
+}
+
+int perfdb_get_calibration(struct perfdb *db, const char *machine, struct perfdb_calibration *out,
+                           char *err, size_t err_cap) {
+    char key[PERFDB_MACHINE_MAX + 16], value[64] = "";
+    snprintf(key, sizeof key, "calibration/%s", machine);
+    const int found = perfdb_get_meta(db, key, value, sizeof value, err, err_cap);
+    if (found == 0) { /* not there, or there but not TEXT or too long for a value put writes */
+        const int present = meta_has(db, key, err, err_cap);
+        if (present == 1)
+            say(err, err_cap, "performance database %s: meta row %s is not '<ms> <unix seconds>'",
+                db->path, key);
+        return present == 1 ? -1 : present;
+    }
+    if (found != 1)
+        return found;
+    double ms = 0;
+    long long at = 0;
+    char extra = 0;
+    if (sscanf(value, "%lf %lld %c", &ms, &at, &extra) != 2 || !(ms > 0 && ms < 1e6) || at < 1 ||
+        at > 99999999999LL) {
+        say(err, err_cap,
+            "performance database %s: meta row %s = '%s' is not '<ms> <unix seconds>' (delete it "
+            "to record a new one)",
+            db->path, key, value);
+        return -1;
+    }
+    *out = (struct perfdb_calibration){ms, at};
+    return 1;
+}
+
 int perfdb_get_weights_mode(struct perfdb *db, const char *machine, bool *constant, char *err,
                             size_t err_cap) {
     char key[PERFDB_MACHINE_MAX + 16], value[32];

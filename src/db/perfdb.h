@@ -132,6 +132,23 @@ bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct mach
 int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
                       size_t err_cap);
 
+/* The scale `machine`'s timings were taken at: tune's calibration
+ * workload (tune/tune.c) timed when the first of them was, in ms, and
+ * when (Unix seconds), kept as "calibration/<machine>" ("<ms> <seconds>").
+ * A later run reading it much faster or slower is on a machine that has
+ * changed (another host of the same signature, a throttled or contended
+ * host), and its timings would not compare with the stored ones. put
+ * replaces; get returns 1 found, 0 not there, -1 error, also for a value
+ * that is not one (named in err: a hand-edited row is not guessed at). */
+struct perfdb_calibration {
+    double ms;
+    int64_t at;
+};
+bool perfdb_put_calibration(struct perfdb *db, const char *machine,
+                            const struct perfdb_calibration *c, char *err, size_t err_cap);
+int perfdb_get_calibration(struct perfdb *db, const char *machine, struct perfdb_calibration *out,
+                           char *err, size_t err_cap);
+
 /* The fastest solver recorded for this problem key on this machine.
  * Returns 1 found, 0 not found, -1 error (message in err). */
 int perfdb_best(struct perfdb *db, const char *machine, const char *problem_key,

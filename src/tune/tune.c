@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "convsel/convsel.h"
 #include "tune/descs.h"
@@ -15,8 +16,10 @@
 #include "util/rng.h"
 
 #define MAX_RESULTS 32
-#define MAX_ATTEMPTS 3      /* measurements of one problem before calling it noisy */
-#define CALIBRATION_RUNS 10 /* per calibration solver: ~20 ms, several time slices */
+#define MAX_ATTEMPTS 3       /* measurements of one problem before calling it noisy */
+#define CALIBRATION_RUNS 10  /* per calibration solver: ~20 ms, several time slices */
+#define SCALE_CALIBRATIONS 5 /* per attempt at the machine's scale */
+#define SCALE_ATTEMPTS 10    /* one second apart while it reads slower than the database's */
 
 /* The calibration workload: two solvers with different threading (convsel's
  * pool and oneDNN's OpenMP), so that contention shows in either. */
@@ -221,6 +224,65 @@ static bool check_weights_mode(struct tuner *t, bool constant, char *err, size_t
     return have == 1 || perfdb_put_weights_mode(t->db, t->machine, constant, err, cap);
 }
 
+/* The machine's scale against the one the database's timings were taken
+ * at. Resuming a tune spread over days put two machine states in one
+ * training set (every solver 1.45-1.54x slower in a third of the records:
+ * models/README.md), and the noise guard could not see it, because it
+ * compares a calibration with the fastest of the same run. This compares
+ * the run's with the database's. The fastest of a few calibrations is the
+ * quiet machine's (contention only slows them); while it reads slower than
+ * the reference it is retried for some seconds, which outlasts a busy
+ * moment, not a changed machine. A run that re-times every record older
+ * than the reference records its own. */
+static bool check_scale(struct tuner *t, struct calibration *cal, const struct tune_options *o,
+                        struct tune_summary *s, char *err, size_t cap) {
+    struct perfdb_calibration ref = {0};
+    const int have = perfdb_get_calibration(t->db, t->machine, &ref, err, cap);
+    if (have < 0)
+        return false;
+    const double band = 1 + o->drift_guard_pct / 100.0;
+    double best = 0;
+    for (int attempt = 0; attempt < SCALE_ATTEMPTS; attempt++) {
+        if (attempt) {
+            const struct timespec second = {1, 0};
+            nanosleep(&second, NULL);
+        }
+        for (int i = 0; i < SCALE_CALIBRATIONS; i++) {
+            const double ms = calibrate(cal) * 1e3;
+            best = best == 0 || ms < best ? ms : best;
+        }
+        if (have == 0 || best <= ref.ms * band)
+            break;
+    }
+    s->scale_ms = best;
+    if (have == 1 && o->remeasure_before <= ref.at) {
+        s->scale_ref_ms = ref.ms, s->scale_ref_at = ref.at;
+        const double r = best / ref.ms;
+        if (r <= band && r >= 1 / band)
+            return true;
+        char when[40] = "?";
+        const time_t at = (time_t)ref.at;
+        struct tm tm;
+        if (gmtime_r(&at, &tm))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+        snprintf(err, cap,
+                 "the calibration reads %.2fx the one this database's timings for %s were taken "
+                 "at (%.3f ms now, %.3f ms on %s), outside the drift guard's %d %%: the machine "
+                 "is not as it was (another host, throttled, or busy for %d s), or im2col_gemm or "
+                 "onednn_direct (which the calibration runs) changed, and new timings would not "
+                 "compare with the stored ones. Tune when it reads as it did, into another "
+                 "database, re-time these problems (--remeasure-before now), or give "
+                 "--drift-guard 0",
+                 r, t->machine, best, ref.ms, when, o->drift_guard_pct, SCALE_ATTEMPTS);
+        return false;
+    }
+    s->scale_recorded = true;
+    s->scale_replaced = have == 1;
+    s->scale_ref_ms = ref.ms, s->scale_ref_at = ref.at;
+    const struct perfdb_calibration mine = {best, (int64_t)time(NULL)};
+    return perfdb_put_calibration(t->db, t->machine, &mine, err, cap);
+}
+
 enum tune_result tune_run(const struct tune_options *o, const struct problem_list *list,
                           tune_progress_fn fn, void *ctx, struct tune_summary *s, char *err,
                           size_t cap) {
@@ -276,6 +338,8 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
         ok = perfdb_put_limits(t.db, t.machine, &limits, err, cap);
     if (ok)
         ok = check_weights_mode(&t, o->weights_constant, err, cap);
+    if (ok && o->drift_guard_pct > 0)
+        ok = check_scale(&t, &cal, o, s, err, cap);
     s->total = list->n <= shard_i ? 0 : (list->n - shard_i + shard_n - 1) / shard_n;
     const int64_t t0 = clock_now_ns();
     if (ok && fn)

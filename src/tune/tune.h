@@ -14,7 +14,9 @@
  * (shard_index / shard_count) take every N-th problem of the same list. A
  * noise guard (util/noise_guard.h) times a fixed calibration before and
  * after each problem and keeps measurements from a busy machine out of
- * the database. */
+ * the database; a drift guard compares the calibration at the start with
+ * the one the database's timings were taken at, and refuses to add
+ * timings of a machine that has changed (tune.c, check_scale). */
 #ifndef CONVSEL_TUNE_TUNE_H
 #define CONVSEL_TUNE_TUNE_H
 
@@ -32,6 +34,8 @@ struct tune_options {
     int noise_guard_pct;   /* busy above this % of the best calibration; 0: off */
     int shard_index, shard_count;
     int64_t remeasure_before; /* Unix seconds; 0: a problem in the database is never re-measured */
+    int drift_guard_pct;      /* refuse when the calibration reads more than this % off the
+                                 database's (perfdb_put_calibration); 0: off */
 };
 
 enum tune_outcome { TUNE_FAILED = -1, TUNE_SKIPPED, TUNE_STORED, TUNE_NOISY };
@@ -56,6 +60,11 @@ struct tune_summary {
     bool limits_remeasured; /* the machine's limits were from an older peak loop */
     long calibrations, busy, waited_s;
     double best_calibration_ms, seconds;
+    /* The machine's scale (drift guard on): the calibration at the start,
+     * in ms, and the database's reference before this run (0: none). */
+    double scale_ms, scale_ref_ms;
+    int64_t scale_ref_at;
+    bool scale_recorded, scale_replaced; /* this run's is now the reference (replacing one) */
     char machine[PERFDB_MACHINE_MAX];
     char journal[32];
 };
