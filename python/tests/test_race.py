@@ -45,7 +45,7 @@ def _unguarded_env():
 
 
 def test_unguarded_cache_is_caught(any_cpu_models):
-    p, m = race("--runs", "4", "--threads", "8", "--size", "128", "--iters", "100",
+    p, m = race("--runs", "20", "--threads", "8", "--size", "128", "--iters", "100",
                 "--delay-us", "2000", "--variant", "unguarded", "--jobs", "2",
                 env_extra=_unguarded_env(), models=any_cpu_models)
     assert m, p.stdout + p.stderr
@@ -57,6 +57,9 @@ def test_unguarded_cache_is_caught(any_cpu_models):
     # caught 24 of 24 quiet (four or eight threads) and 8 of 8 beside two
     # busy processes. Four threads on 256 had caught 10 of 10 with the
     # model before it.
+    # On a Zen 5 with the AVX-512 model (2026-12-04) it caught 5 of 12 and
+    # 4 of 12 (size 256): four runs needing two failed about half the time,
+    # twenty needing two miss about one time in two thousand at 0.4 a run.
     assert crashed + wrong >= 2, p.stdout
     assert p.returncode == 1
 
