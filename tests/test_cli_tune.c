@@ -38,7 +38,7 @@ static int64_t rows_in(const char *path) {
     return n;
 }
 
-/* The database's calibration row, set by hand (value NULL: read it). */
+/* The database's calibration row, set by hand to an SQL value (NULL: read it). */
 static double calibration_row(const char *db_path, const char *value) {
     sqlite3 *sql = NULL;
     double ms = -1;
@@ -46,8 +46,7 @@ static double calibration_row(const char *db_path, const char *value) {
     sqlite3_stmt *st = NULL;
     if (value) {
         char q[256];
-        snprintf(q, sizeof q, "UPDATE meta SET value = '%s' WHERE key LIKE 'calibration/%%'",
-                 value);
+        snprintf(q, sizeof q, "UPDATE meta SET value = %s WHERE key LIKE 'calibration/%%'", value);
         CHECK(sqlite3_exec(sql, q, NULL, NULL, NULL) == SQLITE_OK && sqlite3_changes(sql) == 1);
     } else if (sqlite3_prepare_v2(sql, "SELECT value FROM meta WHERE key LIKE 'calibration/%'", -1,
                                   &st, NULL) == SQLITE_OK &&
@@ -77,7 +76,7 @@ static void drift(const char *csv, const char *db_path) {
     char value[64];
     /* reads ~1/4 of the reference (less when the first run was slowed by
      * tests beside it): faster, refused at once */
-    snprintf(value, sizeof value, "%.6f 1700000000", ms * 4);
+    snprintf(value, sizeof value, "'%.6f 1700000000'", ms * 4);
     calibration_row(db_path, value);
     /* --remeasure-before before the reference is not a re-time of its records */
     snprintf(args, sizeof args,
@@ -87,7 +86,7 @@ static void drift(const char *csv, const char *db_path) {
           test_contains(out, "--drift-guard 0") && !test_contains(out, "tune: 1/2"));
     CHECK(rows_in(db_path) == rows);
     /* reads 4x the reference: slower, retried for seconds, then refused */
-    snprintf(value, sizeof value, "%.6f 1700000000", ms / 4);
+    snprintf(value, sizeof value, "'%.6f 1700000000'", ms / 4);
     calibration_row(db_path, value);
     snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15", csv, db_path);
     CHECK(tune(args) == 1 && test_contains(out, "the calibration reads ") &&
@@ -108,12 +107,16 @@ static void drift(const char *csv, const char *db_path) {
     CHECK(tune(args) == 0 && test_contains(out, "(replacing ")); /* (measured this second) */
     CHECK(fabs(calibration_row(db_path, NULL) - ms / 4) > 1e-5);
     /* hand-edited rows are named, not guessed at */
-    calibration_row(db_path, "fast");
+    calibration_row(db_path, "'fast'");
     snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15", csv, db_path);
     CHECK(tune(args) == 1 && test_contains(out, "meta row calibration/") &&
           test_contains(out, "= 'fast' is not '<ms> <unix seconds>'"));
-    calibration_row(db_path, "-3 1700000000");
+    calibration_row(db_path, "'-3 1700000000'");
     CHECK(tune(args) == 1 && test_contains(out, "is not '<ms> <unix seconds>'"));
+    calibration_row(db_path, "5"); /* an INTEGER, not TEXT: named, not read as absent */
+    CHECK(tune(args) == 1 && test_contains(out, "meta row calibration/") &&
+          test_contains(out, "is not '<ms> <unix seconds>'") &&
+          !test_contains(out, "recorded as the database's"));
     snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 0", csv, db_path);
     CHECK(tune(args) == 0); /* off: the row is not read */
     CHECK(tune("--sample 2 --drift-guard 1001 --list") == 2 &&

@@ -179,7 +179,7 @@ struct progress {
 static void print_scale(const struct tune_summary *s) {
     if (s->scale_ms <= 0)
         return;
-    if (s->scale_recorded && s->scale_replaced)
+    if (s->scale_recorded && s->scale_ref_ms > 0)
         printf("tune: drift guard: calibration %.3f ms, recorded as the database's for this "
                "machine (replacing %.3f ms of %lld, older than --remeasure-before)\n",
                s->scale_ms, s->scale_ref_ms, (long long)s->scale_ref_at);

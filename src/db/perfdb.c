@@ -555,8 +555,11 @@ bool perfdb_put_meta(struct perfdb *db, const char *key, const char *value, char
     return true;
 }
 
-int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap, char *err,
-                    size_t err_cap) {
+/* perfdb_get_meta, and whether the key has a row at all (present may be
+ * NULL): a row that is not TEXT, or too long for cap, reads as not found
+ * but present, which a caller that refuses hand-edited rows tells apart. */
+static int meta_get(struct perfdb *db, const char *key, char *value, size_t cap, bool *present,
+                    char *err, size_t err_cap) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
         SQLITE_OK) {
@@ -566,6 +569,8 @@ int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap,
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     const int rc = sqlite3_step(st);
     int found = 0;
+    if (present)
+        *present = rc == SQLITE_ROW;
     if (rc == SQLITE_ROW) {
         /* TEXT only, and whole: a value edited into a number or a blob, or
          * longer than the caller can hold, is not this key's */
@@ -579,6 +584,11 @@ int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap,
     }
     sqlite3_finalize(st);
     return found;
+}
+
+int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap, char *err,
+                    size_t err_cap) {
+    return meta_get(db, key, value, cap, NULL, err, err_cap);
 }
 
 bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
@@ -598,22 +608,6 @@ int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_lim
     return found == 1 ? (peak_parse(value, out) ? 1 : 0) : found;
 }
 
-/* Whether the meta table has a row for key: 1, 0, or -1 (err). */
-static int meta_has(struct perfdb *db, const char *key, char *err, size_t err_cap) {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db->sql, "SELECT 1 FROM meta WHERE key = ?", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        say_sql(db, err, err_cap, "reading the meta table");
-        return -1;
-    }
-    return rc == SQLITE_ROW;
-}
-
 bool perfdb_put_calibration(struct perfdb *db, const char *machine,
                             const struct perfdb_calibration *c, char *err, size_t err_cap) {
     char key[PERFDB_MACHINE_MAX + 16], value[64];
@@ -626,13 +620,12 @@ int perfdb_get_calibration(struct perfdb *db, const char *machine, struct perfdb
                            char *err, size_t err_cap) {
     char key[PERFDB_MACHINE_MAX + 16], value[64] = "";
     snprintf(key, sizeof key, "calibration/%s", machine);
-    const int found = perfdb_get_meta(db, key, value, sizeof value, err, err_cap);
-    if (found == 0) { /* not there, or there but not TEXT or too long for a value put writes */
-        const int present = meta_has(db, key, err, err_cap);
-        if (present == 1)
-            say(err, err_cap, "performance database %s: meta row %s is not '<ms> <unix seconds>'",
-                db->path, key);
-        return present == 1 ? -1 : present;
+    bool present = false;
+    const int found = meta_get(db, key, value, sizeof value, &present, err, err_cap);
+    if (found == 0 && present) { /* not TEXT, or too long for a value put writes */
+        say(err, err_cap, "performance database %s: meta row %s is not '<ms> <unix seconds>'",
+            db->path, key);
+        return -1;
     }
     if (found != 1)
         return found;

@@ -255,8 +255,8 @@ static bool check_scale(struct tuner *t, struct calibration *cal, const struct t
             break;
     }
     s->scale_ms = best;
+    s->scale_ref_ms = ref.ms, s->scale_ref_at = ref.at; /* 0 without one */
     if (have == 1 && o->remeasure_before <= ref.at) {
-        s->scale_ref_ms = ref.ms, s->scale_ref_at = ref.at;
         const double r = best / ref.ms;
         if (r <= band && r >= 1 / band)
             return true;
@@ -277,8 +277,6 @@ static bool check_scale(struct tuner *t, struct calibration *cal, const struct t
         return false;
     }
     s->scale_recorded = true;
-    s->scale_replaced = have == 1;
-    s->scale_ref_ms = ref.ms, s->scale_ref_at = ref.at;
     const struct perfdb_calibration mine = {best, (int64_t)time(NULL)};
     return perfdb_put_calibration(t->db, t->machine, &mine, err, cap);
 }

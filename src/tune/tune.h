@@ -61,10 +61,11 @@ struct tune_summary {
     long calibrations, busy, waited_s;
     double best_calibration_ms, seconds;
     /* The machine's scale (drift guard on): the calibration at the start,
-     * in ms, and the database's reference before this run (0: none). */
+     * in ms, and the database's reference before this run (0: none);
+     * recorded: this run's is now the reference (replacing that one, if any). */
     double scale_ms, scale_ref_ms;
     int64_t scale_ref_at;
-    bool scale_recorded, scale_replaced; /* this run's is now the reference (replacing one) */
+    bool scale_recorded;
     char machine[PERFDB_MACHINE_MAX];
     char journal[32];
 };
