@@ -7,6 +7,7 @@
  * did, the same seed must give the same files, and misuse must be a clear
  * error. --validate scores a quarter of the training problems instead of
  * the held-out ones. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,36 @@ int main(void) {
     char merr[METADATA_ERROR_MAX];
     CHECK(meta_text && metadata_from_json(meta_text, strlen(meta_text), &meta, merr, sizeof merr));
     CHECK(meta.num_solvers == 2 && strcmp(meta.target, "avx512") == 0);
+
+    CHECK(!meta.envelope.present); /* no limits in this database: no floor, no envelope */
+
+    /* with limits: an envelope per solver, from measured / floor. The rule's
+     * times are 1 or 3 ms per GFLOP; at a 2000 GFLOP/s peak (and bandwidth
+     * that never binds) the floor is 0.5 ms per GFLOP, so gemm_1x1 (1x1
+     * only) is 2x its floor everywhere and im2col_gemm 2x or 6x */
+    const char *ldb = test_tmp_path("limits.db");
+    CHECK(synthetic_db_write(ldb, "avx512-2c-2t") > 500);
+    struct machine_limits lim = {
+        .present = true, .method = PEAK_METHOD, .peak_gflops = 2000, .levels = 1};
+    lim.level_bytes[0] = 1 << 14, lim.level_gbs[0] = 1e6;
+    struct perfdb *pdb = perfdb_open(ldb, false, 0, err, sizeof err);
+    CHECK(pdb && perfdb_put_limits(pdb, "avx512-2c-2t", &lim, err, sizeof err));
+    perfdb_close(pdb);
+    snprintf(args, sizeof args, "--db %s --out %s --epochs 20 --seed 3", ldb, dir_b);
+    CHECK(train(args) == 0 && !test_contains(out, "no machine limits"));
+    snprintf(path, sizeof path, "%s/avx512_metadata.tn.model", dir_b);
+    meta_text = slurp(path);
+    CHECK(meta_text && metadata_from_json(meta_text, strlen(meta_text), &meta, merr, sizeof merr));
+    const struct estimate_envelope *e = &meta.envelope;
+    const int g1 = solver_find("gemm_1x1"), ig = solver_find("im2col_gemm");
+    CHECK(e->present && e->bins > 1 && e->has[g1] && e->has[ig]);
+    int wide = 0;
+    for (int b = 0; e->present && b < e->bins; b++) {
+        CHECK(fabsf(e->lo[g1][b] - 1) < 1e-4f && fabsf(e->hi[g1][b] - 1) < 1e-4f);
+        CHECK(e->lo[ig][b] > 1 - 1e-4f && e->hi[ig][b] < (float)log2(6.0) + 1e-4f);
+        wide += e->hi[ig][b] > 2.5f && e->lo[ig][b] < 1.01f; /* both kinds in one bin */
+    }
+    CHECK(wide > 0);
 
     /* eval --model runs the written files through the runtime: the same scores */
     CHECK(runtime_agrees(db, dir_a));

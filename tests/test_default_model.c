@@ -1,7 +1,8 @@
 /* test_default_model.c -- the model shipped in models/ for this CPU's ISA:
  * with CONVSEL_MODEL_DIR unset the library finds it in the directory the
  * build was configured with, it loads with its embedded test passing, its
- * metadata names this ISA and only solvers this build has, and immediate
+ * metadata names this ISA and only solvers this build has and carries
+ * every guard the policy reads (bounds, limits, envelope, safe lists), and immediate
  * mode ranks with it (source MODEL, positive estimates, applicable solvers
  * only) and runs a verified convolution with its first choice. Skips, saying
  * why, on a CPU class no model was shipped for (the rules rank there). */
@@ -49,6 +50,9 @@ int main(void) {
     CHECK(text && metadata_from_json(text, len, &meta, merr, sizeof merr));
     free(text);
     CHECK(strcmp(meta.target, isa) == 0);
+    /* every guard of the policy (heur/policy.h) is in the shipped metadata */
+    CHECK(meta.bounds.present && meta.limits.present && meta.limits.weights.count > 0 &&
+          meta.envelope.present && meta.safe_count[0] > 0);
     for (int i = 0; i < meta.num_solvers; i++)
         CHECK(solver_find(meta.solver_names[i]) >= 0);
 

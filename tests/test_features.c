@@ -271,8 +271,57 @@ static void kinds_and_classes(void) {
     free(json);
 }
 
+/* The envelope: absent unless written, a round trip keeps every bin of
+ * every solver (read by registry id), and it is refused by name when
+ * without limits, of the wrong length, out of order or naming a solver
+ * the model does not have. */
+static void envelope(void) {
+    struct model_metadata m = sample();
+    m.limits = (struct machine_limits){.present = true, .peak_gflops = 400, .levels = 1};
+    m.limits.level_bytes[0] = 16384, m.limits.level_gbs[0] = 900;
+    char err[METADATA_ERROR_MAX] = "";
+    struct model_metadata back;
+    char *json = metadata_to_json(&m);
+    CHECK(json && !strstr(json, "\"envelope\""));
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(!back.envelope.present);
+    free(json);
+    struct estimate_envelope *e = &m.envelope;
+    e->present = true, e->log2_min = -20, e->width = 1.5f, e->bins = 3;
+    const int im = solver_find("im2col_gemm"), od = solver_find("onednn_direct");
+    e->has[im] = e->has[od] = true;
+    for (int b = 0; b < 3; b++) {
+        e->lo[im][b] = 0.25f * (float)b, e->hi[im][b] = 2.5f + (float)b;
+        e->lo[od][b] = -0.5f, e->hi[od][b] = 7.75f - (float)b;
+    }
+    json = metadata_to_json(&m);
+    CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
+    CHECK(back.envelope.present && back.envelope.bins == 3 && back.envelope.log2_min == -20 &&
+          back.envelope.width == 1.5f);
+    for (int id = 0; id < SOLVER_MAX; id++)
+        CHECK(back.envelope.has[id] == (id == im || id == od));
+    for (int b = 0; b < 3; b++)
+        CHECK(back.envelope.lo[im][b] == e->lo[im][b] && back.envelope.hi[im][b] == e->hi[im][b] &&
+              back.envelope.lo[od][b] == e->lo[od][b] && back.envelope.hi[od][b] == e->hi[od][b]);
+    const struct edit cases[] = {
+        {"\"limits\":\t{", "\"no_limits\":\t{", "envelope needs limits"},
+        {"\"bins\":\t3", "\"bins\":\t2.5", "bins in 1..48"},
+        {"\"bins\":\t3", "\"bins\":\t49", "bins in 1..48"},
+        {"\"bin_width\":\t1.5", "\"bin_width\":\t0", "bin_width > 0"},
+        {"\"hi\":\t[2.5, ", "\"hi\":\t[",
+         "envelope.solvers.im2col_gemm: lo and hi must be arrays of 3"},
+        {"\"hi\":\t[2.5, ", "\"hi\":\t[-1, ", "envelope.solvers.im2col_gemm bin 0"},
+        {"\"lo\":\t[0, ", "\"lo\":\t[\"x\", ", "envelope.solvers.im2col_gemm bin 0"},
+        {"\"im2col_gemm\":\t{\n\t\t\t\t\"lo\"", "\"fft\":\t{\n\t\t\t\t\"lo\"",
+         "envelope.solvers.fft: not one of the solvers"},
+    };
+    refused_edits(json, cases, sizeof cases / sizeof *cases);
+    free(json);
+}
+
 int main(void) {
     known_problem();
+    envelope();
     stats();
     metadata();
     optional_keys();

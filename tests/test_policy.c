@@ -288,8 +288,96 @@ static void per_call_weights(void) {
     CHECK(r.order[0] == ow && fabs(r.ms[ow] - 0.7) < 1e-9);
 }
 
+/* The model's input: shape features outside the kind's training range are
+ * clipped to it (a ReLU network is linear outside its data: ViT's 32x32
+ * patch stem was estimated 330x slow on im2col_gemm), the scale features
+ * are left as they are, and the result is normalized. */
+static void model_input_clipped(void) {
+    struct conv_problem p = problem(3, 224, 64, 32, 1); /* a 32x32 filter */
+    p.stride_h = p.stride_w = 32, p.pad_h = p.pad_w = 0;
+    char err[PROBLEM_ERROR_MAX];
+    CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    struct model_metadata m = meta_all();
+    float f[FEATURE_COUNT], in[FEATURE_COUNT];
+    features_of(&p, 2, f);
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        m.stats.mean[i] = 0.5f * (float)i, m.stats.std[i] = 2.0f;
+    /* no bounds: only normalized */
+    policy_model_input(&m, &p, 2, in);
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        CHECK(fabsf(in[i] - (f[i] - 0.5f * (float)i) / 2.0f) < 1e-6f);
+    int fil_h = -1, fil_w = -1, flop = -1, batch = -1;
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        fil_h = strcmp(feature_names[i], "fil_h") == 0 ? i : fil_h;
+        fil_w = strcmp(feature_names[i], "fil_w") == 0 ? i : fil_w;
+        flop = strcmp(feature_names[i], "log2_flop") == 0 ? i : flop;
+        batch = strcmp(feature_names[i], "log2_batch") == 0 ? i : batch;
+    }
+    CHECK(fil_h >= 0 && fil_w >= 0 && flop >= 0 && batch >= 0 && f[fil_h] == 32);
+    m.bounds.present = true;
+    for (int i = 0; i < FEATURE_COUNT; i++)
+        m.bounds.min[i] = f[i] - 1, m.bounds.max[i] = f[i] + 1;
+    m.bounds.max[fil_h] = 11;         /* above: clipped down to 11 */
+    m.bounds.min[fil_w] = 40;         /* below: clipped up to 40 */
+    m.bounds.max[flop] = f[flop] - 3; /* the scale: not clipped */
+    m.bounds.min[batch] = f[batch] + 2;
+    policy_model_input(&m, &p, 2, in);
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        const float want = i == fil_h ? 11 : i == fil_w ? 40 : f[i];
+        CHECK(fabsf(in[i] - (want - 0.5f * (float)i) / 2.0f) < 1e-6f);
+    }
+    /* the kind's bounds, where present, are the ones clipped to */
+    m.kind_bounds[0] = m.bounds;
+    m.kind_bounds[0].max[fil_h] = 16;
+    policy_model_input(&m, &p, 2, in);
+    CHECK(fabsf(in[fil_h] - (16 - 0.5f * (float)fil_h) / 2.0f) < 1e-6f);
+}
+
+/* The envelope: an estimate above the range measured for its solver at
+ * that size is lowered to the range's top, one below raised to its
+ * bottom; the bin is that of the floor (first and last bins extend);
+ * solvers without a range, and metadata without an envelope, keep the
+ * model's estimate. */
+static void envelope_clamp(void) {
+    const struct conv_problem p = problem(64, 56, 64, 3, 1);
+    struct model_metadata m = meta_all();
+    m.limits = (struct machine_limits){.present = true, .peak_gflops = 1000, .levels = 1};
+    m.limits.level_bytes[0] = 1 << 14, m.limits.level_gbs[0] = 1e6;
+    const int od = solver_find("onednn_direct"), im = solver_find("im2col_gemm"),
+              og = solver_find("onednn_gemm");
+    const double floor = policy_floor_ms(&m.limits, &p, solver_get(od)); /* 0.231 ms */
+    struct estimate_envelope *e = &m.envelope;
+    e->present = true, e->log2_min = -4, e->width = 1, e->bins = 4;
+    CHECK(policy_envelope_bin(e, floor) == 1); /* log2 0.231 = -2.1: [-3, -2) */
+    CHECK(policy_envelope_bin(e, 1e-9) == 0 && policy_envelope_bin(e, 1e9) == 3);
+    CHECK(policy_envelope_bin(e, 0.25) == 2 && policy_envelope_bin(e, 0.2499) == 1);
+    e->has[od] = e->has[im] = true;
+    for (int b = 0; b < 4; b++)
+        e->lo[od][b] = e->lo[im][b] = 0.5f, e->hi[od][b] = e->hi[im][b] = 3;
+    e->lo[od][1] = 1, e->hi[od][1] = 2; /* od's bin 1: 2x-4x the floor */
+    double l2[SOLVER_MAX];
+    all_nan(l2);
+    l2[od] = log2(100 * floor); /* far above: to 4x */
+    l2[im] = log2(1.1 * floor); /* below 2^0.5: to 1.41x */
+    l2[og] = log2(50 * floor);  /* no range: as the model says */
+    struct policy_ranking r;
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(fabs(r.ms[od] - 4 * floor) < 1e-9 && fabs(r.ms[im] - sqrt(2) * floor) < 1e-9 &&
+          fabs(r.ms[og] - 50 * floor) < 1e-9);
+    CHECK(r.n == 3 && r.order[0] == im && r.order[1] == od && r.order[2] == og);
+    l2[od] = log2(3 * floor); /* inside: kept */
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(fabs(r.ms[od] - 3 * floor) < 1e-9);
+    e->present = false; /* metadata from before envelopes */
+    l2[od] = log2(100 * floor);
+    policy_rank(&m, &p, 2, true, l2, &r);
+    CHECK(fabs(r.ms[od] - 100 * floor) < 1e-6 && fabs(r.ms[im] - 1.1 * floor) < 1e-9);
+}
+
 int main(void) {
     floor_by_limits();
+    envelope_clamp();
+    model_input_clipped();
     extrapolation_and_safe_pick();
     unsure_margin();
     per_call_weights();

@@ -60,6 +60,24 @@ extern const char *const problem_kind_names[PROBLEM_KINDS];
 #define SAFE_CLASSES (2 * PROBLEM_KINDS)
 extern const char *const safe_class_names[SAFE_CLASSES];
 
+/* How far above the floor (policy_floor_ms) each solver's time has been
+ * measured: per solver and size bin (bins of log2 of the floor in ms, bin
+ * b covering log2_min + b * width up to the next), the 1st and 99th
+ * percentiles of log2(measured / floor) over the training problems. The
+ * policy keeps estimates inside this range: a model extrapolating to a
+ * shape it never saw (ViT's 32x32 patch stem) predicted im2col_gemm 330x
+ * slower than measured, while no trained problem of that size was more
+ * than a few times its floor. Bins with too few measurements take the
+ * nearest one's range. */
+#define ENVELOPE_BINS_MAX 48
+struct estimate_envelope {
+    bool present; /* false: metadata written before envelopes existed */
+    float log2_min, width;
+    int bins;
+    bool has[SOLVER_MAX]; /* by registry id: measured on enough training problems */
+    float lo[SOLVER_MAX][ENVELOPE_BINS_MAX], hi[SOLVER_MAX][ENVELOPE_BINS_MAX];
+};
+
 struct model_metadata {
     struct feature_stats stats;
     int num_solvers;
@@ -77,6 +95,7 @@ struct model_metadata {
      * kinds' lists only, which then serve their 1x1 classes too). */
     int safe_count[SAFE_CLASSES];
     int safe[SAFE_CLASSES][SOLVER_MAX];
+    struct estimate_envelope envelope; /* optional, needs limits */
 };
 
 /* The metadata as JSON text (malloc'd; NULL when out of memory). */

@@ -94,6 +94,25 @@ char *metadata_to_json(const struct model_metadata *m) {
                 cJSON_AddItemToArray(list, cJSON_CreateString(m->solver_names[m->safe[k][i]]));
         }
     }
+    const struct estimate_envelope *e = &m->envelope;
+    if (e->present) {
+        cJSON *env = cJSON_AddObjectToObject(root, "envelope");
+        cJSON_AddNumberToObject(env, "log2_floor_ms_min", e->log2_min);
+        cJSON_AddNumberToObject(env, "bin_width", e->width);
+        cJSON_AddNumberToObject(env, "bins", e->bins);
+        cJSON *by_solver = cJSON_AddObjectToObject(env, "solvers");
+        for (int id = 0; id < solver_count(); id++) {
+            if (!e->has[id])
+                continue;
+            cJSON *one = cJSON_AddObjectToObject(by_solver, solver_get(id)->name);
+            cJSON *lo = cJSON_AddArrayToObject(one, "lo");
+            cJSON *hi = cJSON_AddArrayToObject(one, "hi");
+            for (int b = 0; b < e->bins; b++) {
+                cJSON_AddItemToArray(lo, cJSON_CreateNumber(e->lo[id][b]));
+                cJSON_AddItemToArray(hi, cJSON_CreateNumber(e->hi[id][b]));
+            }
+        }
+    }
     cJSON_AddNumberToObject(root, "num_inputs", FEATURE_COUNT);
     cJSON_AddNumberToObject(root, "num_outputs", m->num_solvers);
     cJSON_AddNumberToObject(root, "num_solvers", m->num_solvers);
@@ -325,6 +344,63 @@ static bool read_safe(const cJSON *root, struct model_metadata *m, char *err, si
     return true;
 }
 
+/* "envelope": {"log2_floor_ms_min": A, "bin_width": W, "bins": B,
+ * "solvers": {name: {"lo": [B numbers], "hi": [B numbers]}}}, optional
+ * and only beside "limits" (the floor it is relative to); after
+ * read_solvers. A solver this build lacks is skipped, as the model's
+ * output for it is. */
+static bool read_envelope(const cJSON *root, struct model_metadata *m, char *err, size_t cap) {
+    const cJSON *env = path(root, "envelope", NULL, NULL, NULL);
+    if (env == NULL)
+        return true;
+    struct estimate_envelope *e = &m->envelope;
+    const cJSON *lo0 = path(env, "log2_floor_ms_min", NULL, NULL, NULL);
+    const cJSON *width = path(env, "bin_width", NULL, NULL, NULL);
+    const cJSON *bins = path(env, "bins", NULL, NULL, NULL);
+    const cJSON *by_solver = path(env, "solvers", NULL, NULL, NULL);
+    if (!m->limits.present)
+        return fail(err, cap, "metadata: envelope needs limits beside it");
+    if (!finite_number(lo0, -1e3, 1e3) || !finite_number(width, 1e-3, 1e3) ||
+        !finite_number(bins, 1, ENVELOPE_BINS_MAX) || bins->valuedouble != (int)bins->valuedouble ||
+        !cJSON_IsObject(by_solver))
+        return fail(err, cap,
+                    "metadata: envelope needs log2_floor_ms_min, bin_width > 0, bins in 1..%d and "
+                    "an object of solvers",
+                    ENVELOPE_BINS_MAX);
+    e->log2_min = (float)lo0->valuedouble, e->width = (float)width->valuedouble;
+    e->bins = (int)bins->valuedouble;
+    for (const cJSON *one = by_solver->child; one; one = one->next) {
+        int o = 0;
+        while (o < m->num_solvers && strcmp(one->string, m->solver_names[o]) != 0)
+            o++;
+        if (o == m->num_solvers)
+            return fail(err, cap, "metadata: envelope.solvers.%.40s: not one of the solvers",
+                        one->string);
+        const cJSON *lo = path(one, "lo", NULL, NULL, NULL),
+                    *hi = path(one, "hi", NULL, NULL, NULL);
+        if (!cJSON_IsArray(lo) || !cJSON_IsArray(hi) || cJSON_GetArraySize(lo) != e->bins ||
+            cJSON_GetArraySize(hi) != e->bins)
+            return fail(err, cap, "metadata: envelope.solvers.%s: lo and hi must be arrays of %d",
+                        one->string, e->bins);
+        const int id = solver_find(one->string);
+        for (int b = 0; b < e->bins; b++) {
+            const cJSON *a = cJSON_GetArrayItem(lo, b), *z = cJSON_GetArrayItem(hi, b);
+            if (!finite_number(a, -64, 64) || !finite_number(z, -64, 64) ||
+                a->valuedouble > z->valuedouble)
+                return fail(err, cap,
+                            "metadata: envelope.solvers.%s bin %d: lo and hi must be numbers in "
+                            "[-64, 64], lo <= hi",
+                            one->string, b);
+            if (id >= 0)
+                e->lo[id][b] = (float)a->valuedouble, e->hi[id][b] = (float)z->valuedouble;
+        }
+        if (id >= 0)
+            e->has[id] = true;
+    }
+    e->present = true;
+    return true;
+}
+
 bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, char *err,
                         size_t err_cap) {
     memset(m, 0, sizeof *m);
@@ -334,7 +410,7 @@ bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, 
     bool ok = cJSON_IsObject(root) ? true : fail(err, err_cap, "metadata: not a JSON object");
     ok = ok && read_features(root, m, err, err_cap) && read_solvers(root, m, err, err_cap) &&
          read_bounds(root, m, err, err_cap) && read_limits(root, m, err, err_cap) &&
-         read_safe(root, m, err, err_cap);
+         read_safe(root, m, err, err_cap) && read_envelope(root, m, err, err_cap);
     const cJSON *target = path(root, "target", NULL, NULL, NULL);
     if (ok && (!cJSON_IsString(target) || strlen(target->valuestring) >= METADATA_NAME_MAX))
         ok = fail(err, err_cap, "metadata: target must be a machine signature string");

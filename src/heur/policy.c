@@ -24,6 +24,11 @@ double policy_floor_ms(const struct machine_limits *l, const struct conv_problem
     return 1e3 * (compute_s > memory_s ? compute_s : memory_s);
 }
 
+int policy_envelope_bin(const struct estimate_envelope *e, double floor_ms) {
+    const double at = (log2(floor_ms) - e->log2_min) / e->width;
+    return !(at >= 0) ? 0 : at >= e->bins - 1 ? e->bins - 1 : (int)at;
+}
+
 double policy_weights_ms(const struct weights_costs *costs, const struct solver *s,
                          const struct conv_problem *p) {
     return weights_cost_ms(costs, s->name, p->r == 1 && p->s == 1, (double)p->w_elems);
@@ -74,6 +79,16 @@ static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT],
     return first;
 }
 
+void policy_model_input(const struct model_metadata *meta, const struct conv_problem *p,
+                        int threads, float out[FEATURE_COUNT]) {
+    features_of(p, threads, out);
+    const struct feature_bounds *b = policy_bounds(meta, p);
+    for (int i = 0; b->present && i < FEATURE_COUNT; i++)
+        if (!is_scale(i))
+            out[i] = out[i] < b->min[i] ? b->min[i] : out[i] > b->max[i] ? b->max[i] : out[i];
+    features_normalize(out, &meta->stats);
+}
+
 void policy_rank(const struct model_metadata *meta, const struct conv_problem *p, int threads,
                  bool weights_constant, const double log2_ms[SOLVER_MAX],
                  struct policy_ranking *out) {
@@ -84,7 +99,13 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
         if (s == NULL || !isfinite(log2_ms[id]) || !s->is_applicable(p, NULL))
             continue;
         const double floor = policy_floor_ms(&meta->limits, p, s);
-        const double est = exp2(log2_ms[id]);
+        double est = exp2(log2_ms[id]);
+        const struct estimate_envelope *e = &meta->envelope;
+        if (e->present && e->has[id] && floor > 0) {
+            const int b = policy_envelope_bin(e, floor);
+            const double lo = floor * exp2(e->lo[id][b]), hi = floor * exp2(e->hi[id][b]);
+            est = est < lo ? lo : est > hi ? hi : est;
+        }
         out->ms[id] = est > floor ? est : floor;
         if (!weights_constant)
             out->ms[id] += policy_weights_ms(&meta->limits.weights, s, p);

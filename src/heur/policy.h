@@ -5,12 +5,23 @@
  * trained in memory, one per held-out family) apply the same policy, so
  * the figures eval reports are the library's.
  *
+ * 0. Input. The model reads the problem's features with those of its
+ *    shape clipped to the range of its kind's training problems (the
+ *    bounds of 2.), its scale (log2_batch, log2_flop) as it is. A ReLU
+ *    network is linear outside its data, so a filter twice as wide as any
+ *    trained sent its estimates anywhere: ViT's 32x32 patch stems were
+ *    estimated 50-370x their measured time on im2col_gemm with its family
+ *    left out, and within 0.58-0.87x clipped. The clipped shape is the
+ *    nearest one trained; the work, which sets most of the time, stays.
  * 1. Floor. No solver can beat the machine: an estimate is at least
  *    flops x work_fraction / peak (work_fraction < 1 for Winograd, which
  *    multiplies less) and bytes / bandwidth, bytes being the tensors'
  *    (x, w and y once each) and the bandwidth that of the memory level the
  *    tensors fit (limits from metadata, measured when the machine was
  *    tuned: util/peak.c). Without limits in the metadata, no floor.
+ *    Envelope: an estimate is also kept within the 1st-99th percentile of
+ *    measured / floor of its solver over the training problems of about
+ *    its size (metadata "envelope", features.h); without one, not.
  * 2. Extrapolation. A problem with a feature outside the range the model
  *    was trained on is one the model has never seen anything like; its
  *    numbers there are guesses (the WaveNet layer 4000 wide: 5x-80000x
@@ -69,6 +80,16 @@ struct policy_ranking {
 /* The lowest time the machine allows for s on p, in ms (0 without limits). */
 double policy_floor_ms(const struct machine_limits *limits, const struct conv_problem *p,
                        const struct solver *s);
+
+/* What the model reads for p: its features (features_of), those of its
+ * shape clipped to the range of its kind's training problems (the scale's
+ * left as they are), normalized by the metadata's statistics. */
+void policy_model_input(const struct model_metadata *meta, const struct conv_problem *p,
+                        int threads, float out[FEATURE_COUNT]);
+
+/* The bin of the envelope (features.h) that a floor of floor_ms falls in:
+ * below the first bin the first, above the last the last. */
+int policy_envelope_bin(const struct estimate_envelope *e, double floor_ms);
 
 /* What per-call weights add to s's time on p, in ms: its measured ns per
  * weight element (1x1 or larger filters) times p's weights; 0 when not

@@ -170,8 +170,7 @@ const struct ranking_model *ranking_model_get(void) {
 bool ranking_model_predict(const struct ranking_model *m, const struct conv_problem *p, int threads,
                            double log2_ms[SOLVER_MAX]) {
     float features[FEATURE_COUNT], out[SOLVER_MAX];
-    features_of(p, threads, features);
-    features_normalize(features, &m->meta.stats);
+    policy_model_input(&m->meta, p, threads, features);
     const size_t scratch_bytes = nn_model_scratch_bytes(m->net);
     void *scratch = malloc(scratch_bytes + sizeof(float));
     if (!scratch)
@@ -219,12 +218,16 @@ void ranking_model_status(char *buf, size_t cap) {
         const struct ranking_model *m = e->value;
         char path[RANKING_MODEL_PATH_MAX];
         ranking_model_path(env.dir, env.target, RANKING_MODEL_NET, path, sizeof path);
-        snprintf(buf, cap, "%s%s%s%s", path,
-                 m->meta.bounds.present ? "" : " (no feature bounds: extrapolation not detected)",
-                 m->meta.limits.present ? "" : " (no machine limits: estimates not floored)",
-                 !m->meta.limits.present || m->meta.limits.weights.count > 0
+        const struct model_metadata *meta = &m->meta;
+        snprintf(buf, cap, "%s%s%s%s%s", path,
+                 meta->bounds.present ? "" : " (no feature bounds: extrapolation not detected)",
+                 meta->limits.present ? "" : " (no machine limits: estimates not floored)",
+                 !meta->limits.present || meta->limits.weights.count > 0
                      ? ""
-                     : " (no weights transform costs: per-call weights ranked as constant)");
+                     : " (no weights transform costs: per-call weights ranked as constant)",
+                 !meta->limits.present || meta->envelope.present
+                     ? ""
+                     : " (no estimate envelope: estimates bounded below only)");
     } else
         snprintf(buf, cap, "not used: %s", e ? e->error : "no cache entry");
 }

@@ -106,6 +106,69 @@ static bool safe_lists(const struct dataset *d, const enum train_role *role, str
     return true;
 }
 
+/* The envelope (features.h): bins of log2 floor ms from ENVELOPE_LOG2_MIN,
+ * ENVELOPE_WIDTH wide; a bin's range needs ENVELOPE_MIN_COUNT measurements
+ * of the solver. */
+#define ENVELOPE_LOG2_MIN -20.0f
+#define ENVELOPE_WIDTH 1.0f
+#define ENVELOPE_BINS 32
+#define ENVELOPE_MIN_COUNT 20
+
+/* Per output and bin, the 1st and 99th percentiles of log2(measured /
+ * floor) over the training problems; bins with too few take the nearest
+ * filled bin's range. Without limits there is no floor, and no envelope. */
+static bool estimate_envelope(const struct dataset *d, const enum train_role *role,
+                              struct trained *t) {
+    struct estimate_envelope *e = &t->meta.envelope;
+    memset(e, 0, sizeof *e);
+    if (!t->meta.limits.present)
+        return true;
+    e->log2_min = ENVELOPE_LOG2_MIN, e->width = ENVELOPE_WIDTH, e->bins = ENVELOPE_BINS;
+    double *r = malloc(2 * ((size_t)d->n + 1) * sizeof *r); /* the solver's, then a bin's */
+    int *bin = malloc(((size_t)d->n + 1) * sizeof *bin);
+    if (!r || !bin) {
+        free(r), free(bin);
+        return false;
+    }
+    for (int o = 0; o < t->outputs; o++) {
+        const int id = t->solver_of[o];
+        const struct solver *s = solver_get(id);
+        size_t n = 0;
+        for (int i = 0; i < d->n; i++) {
+            const struct ds_problem *q = &d->v[i];
+            const double floor = policy_floor_ms(&t->meta.limits, &q->p, s);
+            if (role[i] != ROLE_TRAIN || !(q->ms[id] > 0) || !(floor > 0))
+                continue;
+            bin[n] = policy_envelope_bin(e, floor);
+            r[n++] = log2(q->ms[id] / floor);
+        }
+        bool filled[ENVELOPE_BINS] = {false};
+        for (int b = 0; b < ENVELOPE_BINS; b++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (bin[i] == b)
+                    r[n + m++] = r[i];
+            if (m < ENVELOPE_MIN_COUNT)
+                continue;
+            qsort(&r[n], m, sizeof *r, by_double);
+            e->lo[id][b] = (float)r[n + (size_t)((double)(m - 1) * 0.01)];
+            e->hi[id][b] = (float)r[n + (size_t)((double)(m - 1) * 0.99)];
+            filled[b] = e->has[id] = true;
+        }
+        for (int b = 0; e->has[id] && b < ENVELOPE_BINS; b++) {
+            int near = -1;
+            for (int dist = 0; near < 0; dist++)
+                near = b - dist >= 0 && filled[b - dist]              ? b - dist
+                       : b + dist < ENVELOPE_BINS && filled[b + dist] ? b + dist
+                                                                      : -1;
+            e->lo[id][b] = e->lo[id][near], e->hi[id][b] = e->hi[id][near];
+        }
+    }
+    free(r), free(bin);
+    e->present = true;
+    return true;
+}
+
 bool train_fit(const struct dataset *d, const enum train_role *role, const struct train_options *o,
                const struct machine_limits *limits, train_log_fn log, void *ctx, struct trained *t,
                char *err, size_t cap) {
@@ -129,7 +192,7 @@ bool train_fit(const struct dataset *d, const enum train_role *role, const struc
                  d->machine); /* dataset_load refuses such signatures; kept total */
     if (limits)
         t->meta.limits = *limits;
-    if (!safe_lists(d, role, t)) {
+    if (!safe_lists(d, role, t) || !estimate_envelope(d, role, t)) {
         snprintf(err, cap, "out of memory");
         return false;
     }
@@ -194,8 +257,7 @@ void train_free(struct trained *t) {
 void train_predict(const struct trained *t, const struct conv_problem *p, int threads,
                    double log2_ms[SOLVER_MAX]) {
     float x[FEATURE_COUNT], y[MLP_MAX_OUT];
-    features_of(p, threads, x);
-    features_normalize(x, &t->meta.stats);
+    policy_model_input(&t->meta, p, threads, x);
     mlp_ensemble_forward(t->members, t->count, x, y);
     for (int id = 0; id < SOLVER_MAX; id++)
         log2_ms[id] = NAN;

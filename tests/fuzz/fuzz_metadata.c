@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const bool ok = metadata_from_json(json, strlen(json), &again, err, sizeof err);
     free(json);
     if (!ok || memcmp(&m.stats, &again.stats, sizeof m.stats) != 0 ||
-        m.num_solvers != again.num_solvers || strcmp(m.target, again.target) != 0)
+        m.num_solvers != again.num_solvers || strcmp(m.target, again.target) != 0 ||
+        memcmp(&m.envelope, &again.envelope, sizeof m.envelope) != 0)
         abort();
     for (int i = 0; i < m.num_solvers; i++)
         if (strcmp(m.solver_names[i], again.solver_names[i]) != 0)
