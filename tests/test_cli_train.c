@@ -109,8 +109,13 @@ int main(void) {
     char merr[METADATA_ERROR_MAX];
     CHECK(meta_text && metadata_from_json(meta_text, strlen(meta_text), &meta, merr, sizeof merr));
     CHECK(meta.num_solvers == 2 && strcmp(meta.target, "avx512") == 0);
-
     CHECK(!meta.envelope.present); /* no limits in this database: no floor, no envelope */
+
+    /* eval --model runs the written files through the runtime: the same scores */
+    CHECK(runtime_agrees(db, dir_a));
+    snprintf(args, sizeof args, "eval --db %s --model %s", db, test_tmp_path("nodir"));
+    CHECK(test_convsel(NULL, args, out, sizeof out) == 1 &&
+          test_contains(out, "nodir/avx512_metadata.tn.model: does not exist"));
 
     /* with limits: an envelope per solver, from measured / floor. The rule's
      * times are 1 or 3 ms per GFLOP; at a 2000 GFLOP/s peak (and bandwidth
@@ -140,11 +145,15 @@ int main(void) {
     }
     CHECK(wide > 0);
 
-    /* eval --model runs the written files through the runtime: the same scores */
-    CHECK(runtime_agrees(db, dir_a));
-    snprintf(args, sizeof args, "eval --db %s --model %s", db, test_tmp_path("nodir"));
-    CHECK(test_convsel(NULL, args, out, sizeof out) == 1 &&
-          test_contains(out, "nodir/avx512_metadata.tn.model: does not exist"));
+    /* a hand-edited limits row: refused, naming it (it was read as absent:
+     * "tuned before they were measured") */
+    pdb = perfdb_open(ldb, false, 0, err, sizeof err);
+    CHECK(pdb && perfdb_put_meta(pdb, "limits/avx512-2c-2t", "peak_gflops=2000 bw=16384:0", err,
+                                 sizeof err));
+    perfdb_close(pdb);
+    snprintf(args, sizeof args, "--db %s --out %s --epochs 1", ldb, dir_b);
+    CHECK(train(args) == 1 && test_contains(out, "meta row limits/avx512-2c-2t = 'peak_gflops=") &&
+          !test_contains(out, "no machine limits"));
 
     /* --validate: a quarter of the training problems is kept out and scored
      * instead of the held-out split, which is not looked at */

@@ -113,7 +113,7 @@ static void drift(const char *csv, const char *db_path) {
           test_contains(out, "= 'fast' is not '<ms> <unix seconds>'"));
     calibration_row(db_path, "'-3 1700000000'");
     CHECK(tune(args) == 1 && test_contains(out, "is not '<ms> <unix seconds>'"));
-    calibration_row(db_path, "5"); /* an INTEGER, not TEXT: named, not read as absent */
+    calibration_row(db_path, "X'05'"); /* a blob, not TEXT: named, not read as absent */
     CHECK(tune(args) == 1 && test_contains(out, "meta row calibration/") &&
           test_contains(out, "is not '<ms> <unix seconds>'") &&
           !test_contains(out, "recorded as the database's"));

@@ -355,6 +355,32 @@ static void schema_and_extras(void) {
           fabs(weights_cost_ms(&back.weights, "onednn_winograd", true, 1e6) - 9.5) < 1e-9 &&
           fabs(weights_cost_ms(&back.weights, "gemm_1x1", true, 4e6) - 1.0) < 1e-9 &&
           weights_cost_ms(&back.weights, "direct", false, 1e6) == 0);
+    /* a row that is not what put writes (hand-edited): an error naming
+     * the row and the form, never "not there" (which had train say the
+     * database predates limits and tune overwrite the row) */
+    CHECK(db && perfdb_put_meta(db, "limits/avx2-2c-2t", "peak_gflops=fast", err, sizeof err));
+    CHECK(db && perfdb_get_limits(db, "avx2-2c-2t", &back, err, sizeof err) == -1 &&
+          test_contains(err, "meta row limits/avx2-2c-2t = 'peak_gflops=fast' is not") &&
+          test_contains(err, "delete the row") && !back.present);
+    CHECK(db && perfdb_put_meta(db, "weights/avx2-2c-2t", "Constant", err, sizeof err));
+    bool constant = false;
+    CHECK(db && perfdb_get_weights_mode(db, "avx2-2c-2t", &constant, err, sizeof err) == -1 &&
+          test_contains(err, "meta row weights/avx2-2c-2t = 'Constant' is not 'constant' or "
+                             "'per-call'") &&
+          !constant);
+    CHECK(db && perfdb_put_weights_mode(db, "avx2-2c-2t", false, err, sizeof err) &&
+          perfdb_get_weights_mode(db, "avx2-2c-2t", &constant, err, sizeof err) == 1 && !constant);
+    CHECK(db && perfdb_get_weights_mode(db, "generic-2c-2t", &constant, err, sizeof err) == 0);
+    /* edited into a blob by another program (a number would be stored as
+     * text: the column is TEXT): named, not read as absent */
+    sqlite3 *edit = NULL;
+    CHECK(sqlite3_open(v1, &edit) == SQLITE_OK &&
+          sqlite3_exec(edit, "UPDATE meta SET value = X'05' WHERE key = 'limits/avx2-2c-2t'", NULL,
+                       NULL, NULL) == SQLITE_OK &&
+          sqlite3_changes(edit) == 1);
+    sqlite3_close(edit);
+    CHECK(db && perfdb_get_limits(db, "avx2-2c-2t", &back, err, sizeof err) == -1 &&
+          test_contains(err, "meta row limits/avx2-2c-2t (not TEXT, or too long) is not"));
     /* malformed text is refused, never half read */
     char text[4096];
     const char *bad_limits[] = {

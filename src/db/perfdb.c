@@ -572,11 +572,13 @@ static int meta_get(struct perfdb *db, const char *key, char *value, size_t cap,
     if (present)
         *present = rc == SQLITE_ROW;
     if (rc == SQLITE_ROW) {
-        /* TEXT only, and whole: a value edited into a number or a blob, or
-         * longer than the caller can hold, is not this key's */
+        /* TEXT only, and whole: a value edited into a blob (a number is
+         * stored as text: the column is TEXT), or longer than the caller can
+         * hold, is not this key's. The type is asked first: column_text
+         * converts a blob, after which column_type says TEXT. */
+        const bool is_text = sqlite3_column_type(st, 0) == SQLITE_TEXT;
         const unsigned char *text = sqlite3_column_text(st, 0);
-        found = sqlite3_column_type(st, 0) == SQLITE_TEXT && text &&
-                (size_t)sqlite3_column_bytes(st, 0) < cap &&
+        found = is_text && text && (size_t)sqlite3_column_bytes(st, 0) < cap &&
                 snprintf(value, cap, "%s", (const char *)text) >= 0;
     } else if (rc != SQLITE_DONE) {
         say_sql(db, err, err_cap, "reading the meta table");
@@ -599,13 +601,34 @@ bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct mach
     return perfdb_put_meta(db, key, value, err, err_cap);
 }
 
+/* A meta row that exists but is not what put writes (hand-edited, or
+ * another program's): named, with the form expected, never read as
+ * absent (which made train say "tuned before limits were measured" and
+ * tune overwrite the row). text is NULL for a value that is not TEXT or
+ * too long to hold. */
+static int meta_malformed(struct perfdb *db, const char *key, const char *text,
+                          const char *expected, char *err, size_t err_cap) {
+    say(err, err_cap,
+        "performance database %s: meta row %s%s%.60s%s is not %s (delete the row: the next tune "
+        "writes it again)",
+        db->path, key, text ? " = '" : " (not TEXT, or too long)", text ? text : "",
+        text ? (strlen(text) > 60 ? "...'" : "'") : "", expected);
+    return -1;
+}
+
 int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
                       size_t err_cap) {
     *out = (struct machine_limits){0};
     char key[PERFDB_MACHINE_MAX + 16], value[4096];
     snprintf(key, sizeof key, "limits/%s", machine);
-    const int found = perfdb_get_meta(db, key, value, sizeof value, err, err_cap);
-    return found == 1 ? (peak_parse(value, out) ? 1 : 0) : found;
+    bool present = false;
+    const int found = meta_get(db, key, value, sizeof value, &present, err, err_cap);
+    const char *expected = "'peak_gflops=P bw=BYTES:GBS,... [weights=...] [method=M]'";
+    if (found == 0 && present)
+        return meta_malformed(db, key, NULL, expected, err, err_cap);
+    if (found == 1 && !peak_parse(value, out))
+        return meta_malformed(db, key, value, expected, err, err_cap);
+    return found;
 }
 
 bool perfdb_put_calibration(struct perfdb *db, const char *machine,
@@ -648,11 +671,14 @@ int perfdb_get_weights_mode(struct perfdb *db, const char *machine, bool *consta
                             size_t err_cap) {
     char key[PERFDB_MACHINE_MAX + 16], value[32];
     snprintf(key, sizeof key, "weights/%s", machine);
-    const int found = perfdb_get_meta(db, key, value, sizeof value, err, err_cap);
+    bool present = false;
+    const int found = meta_get(db, key, value, sizeof value, &present, err, err_cap);
+    if (found == 0 && present)
+        return meta_malformed(db, key, NULL, "'constant' or 'per-call'", err, err_cap);
     if (found != 1)
         return found;
     if (strcmp(value, "constant") != 0 && strcmp(value, "per-call") != 0)
-        return 0;
+        return meta_malformed(db, key, value, "'constant' or 'per-call'", err, err_cap);
     *constant = strcmp(value, "constant") == 0;
     return 1;
 }

@@ -118,7 +118,8 @@ int perfdb_get_meta(struct perfdb *db, const char *key, char *value, size_t cap,
 /* Whether `machine`'s timings were taken with constant weights (tune's
  * default) or per-call ones, kept as "weights/<machine>": get returns 1
  * (*constant set), 0 not recorded (databases from before it: constant,
- * the only mode tune had by default), -1 error. */
+ * the only mode tune had by default), -1 error (a value other than those
+ * two included, named in err). */
 int perfdb_get_weights_mode(struct perfdb *db, const char *machine, bool *constant, char *err,
                             size_t err_cap);
 bool perfdb_put_weights_mode(struct perfdb *db, const char *machine, bool constant, char *err,
@@ -126,7 +127,8 @@ bool perfdb_put_weights_mode(struct perfdb *db, const char *machine, bool consta
 
 /* The machine's limits (util/peak.h) measured when `machine` was tuned,
  * kept in the meta table as "limits/<machine>". put replaces; get returns
- * 1 found, 0 not there (or malformed: not used), -1 error. */
+ * 1 found, 0 not there, -1 error (a row that is not what put writes
+ * included, named in err). */
 bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct machine_limits *l,
                        char *err, size_t err_cap);
 int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,

@@ -85,7 +85,8 @@ static void drop_all(void) {
 
 /* For each machine of the (sorted) entries: the weights mode its timings
  * were taken in and its per-call weights costs. A value that is missing
- * or malformed leaves the defaults: constant, no costs. */
+ * or malformed leaves the defaults: constant, no costs; a malformed one
+ * is said once, on stderr (the snapshot loads once per process). */
 static void load_machines(struct perfdb *db) {
     for (size_t i = 0; i < snap.count && snap.machine_count < MAX_MACHINES; i++) {
         if (i > 0 && strcmp(snap.entries[i].machine, snap.entries[i - 1].machine) == 0)
@@ -95,9 +96,14 @@ static void load_machines(struct perfdb *db) {
         struct machine_limits limits;
         m->machine = snap.entries[i].machine;
         m->weights_constant = true;
-        perfdb_get_weights_mode(db, m->machine, &m->weights_constant, err, sizeof err);
-        if (perfdb_get_limits(db, m->machine, &limits, err, sizeof err) == 1)
+        if (perfdb_get_weights_mode(db, m->machine, &m->weights_constant, err, sizeof err) < 0)
+            fprintf(stderr, "convsel: warning: %s; its timings are taken as constant-weights\n",
+                    err);
+        const int have = perfdb_get_limits(db, m->machine, &limits, err, sizeof err);
+        if (have == 1)
             m->weights = limits.weights;
+        else if (have < 0)
+            fprintf(stderr, "convsel: warning: %s; per-call weights costs not used\n", err);
     }
 }
 
