@@ -30,7 +30,7 @@ elif [ "$kind" = csv ]; then
 elif [ "$kind" = metadata ]; then
   dict=(-dict="$root/tests/fuzz/model.dict")
   cp "$root"/tests/fuzz/metadata-seeds/* "$corpus/"
-  cp "$root"/models/*_metadata.tn.model "$corpus/" # bounds, limits, weights costs, safe lists
+  cp "$root"/models/*_metadata.tn.model "$corpus/" # bounds, limits, weights costs, safe lists, envelope
   if [ -d "$root/../shared/miopen-ai-models" ]; then
     cp "$root"/../shared/miopen-ai-models/*metadata* "$corpus/"
   fi
