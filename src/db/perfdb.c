@@ -555,11 +555,26 @@ bool perfdb_put_meta(struct perfdb *db, const char *key, const char *value, char
     return true;
 }
 
-/* perfdb_get_meta, and whether the key has a row at all (present may be
- * NULL): a row that is not TEXT, or too long for cap, reads as not found
- * but present, which a caller that refuses hand-edited rows tells apart. */
-static int meta_get(struct perfdb *db, const char *key, char *value, size_t cap, bool *present,
-                    char *err, size_t err_cap) {
+/* A meta row that exists but is not what put writes (hand-edited, or
+ * another program's): named, with the form expected, never read as
+ * absent (which made train say "tuned before limits were measured" and
+ * tune overwrite the row). text is NULL for a value that is not TEXT or
+ * too long to hold. */
+static int meta_malformed(struct perfdb *db, const char *key, const char *text,
+                          const char *expected, char *err, size_t err_cap) {
+    say(err, err_cap,
+        "performance database %s: meta row %s%s%.60s%s is not %s (delete the row: the next tune "
+        "writes it again)",
+        db->path, key, text ? " = '" : " (not TEXT, or too long)", text ? text : "",
+        text ? (strlen(text) > 60 ? "...'" : "'") : "", expected);
+    return -1;
+}
+
+/* perfdb_get_meta. With `expected` (the form put writes), a row that is
+ * there but not TEXT, or too long for cap, is meta_malformed (-1), not
+ * "not found": the getters of rows tune writes refuse hand-edited ones. */
+static int meta_get(struct perfdb *db, const char *key, char *value, size_t cap,
+                    const char *expected, char *err, size_t err_cap) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
         SQLITE_OK) {
@@ -569,8 +584,6 @@ static int meta_get(struct perfdb *db, const char *key, char *value, size_t cap,
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     const int rc = sqlite3_step(st);
     int found = 0;
-    if (present)
-        *present = rc == SQLITE_ROW;
     if (rc == SQLITE_ROW) {
         /* TEXT only, and whole: a value edited into a blob (a number is
          * stored as text: the column is TEXT), or longer than the caller can
@@ -580,6 +593,8 @@ static int meta_get(struct perfdb *db, const char *key, char *value, size_t cap,
         const unsigned char *text = sqlite3_column_text(st, 0);
         found = is_text && text && (size_t)sqlite3_column_bytes(st, 0) < cap &&
                 snprintf(value, cap, "%s", (const char *)text) >= 0;
+        if (!found && expected)
+            found = meta_malformed(db, key, NULL, expected, err, err_cap);
     } else if (rc != SQLITE_DONE) {
         say_sql(db, err, err_cap, "reading the meta table");
         found = -1;
@@ -601,31 +616,13 @@ bool perfdb_put_limits(struct perfdb *db, const char *machine, const struct mach
     return perfdb_put_meta(db, key, value, err, err_cap);
 }
 
-/* A meta row that exists but is not what put writes (hand-edited, or
- * another program's): named, with the form expected, never read as
- * absent (which made train say "tuned before limits were measured" and
- * tune overwrite the row). text is NULL for a value that is not TEXT or
- * too long to hold. */
-static int meta_malformed(struct perfdb *db, const char *key, const char *text,
-                          const char *expected, char *err, size_t err_cap) {
-    say(err, err_cap,
-        "performance database %s: meta row %s%s%.60s%s is not %s (delete the row: the next tune "
-        "writes it again)",
-        db->path, key, text ? " = '" : " (not TEXT, or too long)", text ? text : "",
-        text ? (strlen(text) > 60 ? "...'" : "'") : "", expected);
-    return -1;
-}
-
 int perfdb_get_limits(struct perfdb *db, const char *machine, struct machine_limits *out, char *err,
                       size_t err_cap) {
     *out = (struct machine_limits){0};
     char key[PERFDB_MACHINE_MAX + 16], value[4096];
     snprintf(key, sizeof key, "limits/%s", machine);
-    bool present = false;
-    const int found = meta_get(db, key, value, sizeof value, &present, err, err_cap);
     const char *expected = "'peak_gflops=P bw=BYTES:GBS,... [weights=...] [method=M]'";
-    if (found == 0 && present)
-        return meta_malformed(db, key, NULL, expected, err, err_cap);
+    const int found = meta_get(db, key, value, sizeof value, expected, err, err_cap);
     if (found == 1 && !peak_parse(value, out))
         return meta_malformed(db, key, value, expected, err, err_cap);
     return found;
@@ -643,26 +640,16 @@ int perfdb_get_calibration(struct perfdb *db, const char *machine, struct perfdb
                            char *err, size_t err_cap) {
     char key[PERFDB_MACHINE_MAX + 16], value[64] = "";
     snprintf(key, sizeof key, "calibration/%s", machine);
-    bool present = false;
-    const int found = meta_get(db, key, value, sizeof value, &present, err, err_cap);
-    if (found == 0 && present) { /* not TEXT, or too long for a value put writes */
-        say(err, err_cap, "performance database %s: meta row %s is not '<ms> <unix seconds>'",
-            db->path, key);
-        return -1;
-    }
+    const char *expected = "'<ms> <unix seconds>'";
+    const int found = meta_get(db, key, value, sizeof value, expected, err, err_cap);
     if (found != 1)
         return found;
     double ms = 0;
     long long at = 0;
     char extra = 0;
     if (sscanf(value, "%lf %lld %c", &ms, &at, &extra) != 2 || !(ms > 0 && ms < 1e6) || at < 1 ||
-        at > 99999999999LL) {
-        say(err, err_cap,
-            "performance database %s: meta row %s = '%s' is not '<ms> <unix seconds>' (delete it "
-            "to record a new one)",
-            db->path, key, value);
-        return -1;
-    }
+        at > 99999999999LL)
+        return meta_malformed(db, key, value, expected, err, err_cap);
     *out = (struct perfdb_calibration){ms, at};
     return 1;
 }
@@ -671,14 +658,12 @@ int perfdb_get_weights_mode(struct perfdb *db, const char *machine, bool *consta
                             size_t err_cap) {
     char key[PERFDB_MACHINE_MAX + 16], value[32];
     snprintf(key, sizeof key, "weights/%s", machine);
-    bool present = false;
-    const int found = meta_get(db, key, value, sizeof value, &present, err, err_cap);
-    if (found == 0 && present)
-        return meta_malformed(db, key, NULL, "'constant' or 'per-call'", err, err_cap);
+    const char *expected = "'constant' or 'per-call'";
+    const int found = meta_get(db, key, value, sizeof value, expected, err, err_cap);
     if (found != 1)
         return found;
     if (strcmp(value, "constant") != 0 && strcmp(value, "per-call") != 0)
-        return meta_malformed(db, key, value, "'constant' or 'per-call'", err, err_cap);
+        return meta_malformed(db, key, value, expected, err, err_cap);
     *constant = strcmp(value, "constant") == 0;
     return 1;
 }
