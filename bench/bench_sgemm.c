@@ -16,12 +16,17 @@
  * (util/peak.c) and every figure is also given as a share of it. Outputs
  * are compared with convsel's (max relative error).
  *
- *   build/bench_sgemm [--threads T] [--problems CSV] [--rounds R] [--splits]
+ *   build/bench_sgemm [--threads T] [--problems CSV] [--rounds R]
+ *                     [--splits | --blocking KC:MC[,KC:MC...]]
  *
  * --splits: instead of the libraries, convsel's GEMM with each way of
  * sharing C out among the threads forced (columns, rows, depth: sgemm.h)
  * beside its own choice, interleaved the same way: the A/B run that
  * chooses between them.
+ *
+ * --blocking: instead of the libraries, convsel's GEMM with its kernel's
+ * own blocking beside copies of the kernel with each depth block KC and
+ * A block of MC rows given (up to four), interleaved the same way.
  *
  * The libraries use their own threads, and three threaded runtimes taking
  * turns on two cores collapse when any of them spins after its call
@@ -32,7 +37,9 @@
  * environment pins Haswell; unset it in the command to let it pick its
  * AVX-512 kernels), BLIS BLIS_ARCH_TYPE (it does not recognise Zen 5 and
  * runs generic kernels; 0 forces skx), BLIS_NUM_THREADS and
- * OMP_NUM_THREADS are set to T. */
+ * OMP_NUM_THREADS are set to T (OMP_NUM_THREADS before the re-run: set
+ * after libgomp had loaded, it was ignored, and oneDNN ran on every core
+ * with --threads 1). */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,9 +66,10 @@ typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float 
 
 struct source {
     const char *name;
-    cblas_sgemm_fn cblas;   /* for the dlopen'ed libraries */
-    int kind;               /* 0 convsel, 1 dnnl, 2 cblas, 3 libxsmm */
-    enum sgemm_split split; /* convsel: forced, or AUTO */
+    cblas_sgemm_fn cblas;       /* for the dlopen'ed libraries */
+    int kind;                   /* 0 convsel, 1 dnnl, 2 cblas, 3 libxsmm */
+    enum sgemm_split split;     /* convsel: forced, or AUTO */
+    struct sgemm_kernel kernel; /* convsel with --blocking: this kernel's copy, reblocked */
     double t[64];
     int runs;
 };
@@ -74,7 +82,8 @@ static void run(struct source *s, const struct shape *sh, const float *a, const 
                 struct thread_pool *pool) {
     const int m = (int)sh->m, n = (int)sh->n, k = (int)sh->k;
     if (s->kind == 0) {
-        const struct sgemm_op op = {.m = sh->m,
+        const struct sgemm_op op = {.kernel = s->kernel.ukernel ? &s->kernel : NULL,
+                                    .m = sh->m,
                                     .n = sh->n,
                                     .k = sh->k,
                                     .a = {.matrix = a, .ld = sh->k},
@@ -119,14 +128,8 @@ static void add_shape(struct shape *v, int *n, size_t m, size_t cols, size_t k) 
 }
 
 int main(int argc, char **argv) {
-    if (getenv("OMP_WAIT_POLICY") == NULL || getenv("OPENBLAS_THREAD_TIMEOUT") == NULL) {
-        setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
-        execv("/proc/self/exe", argv); /* libgomp reads its variables when it loads */
-        perror("bench_sgemm: re-running with the runtimes' variables");
-    }
     int threads = 2, rounds = 5;
-    const char *problems = NULL;
+    const char *problems = NULL, *blocking = NULL;
     bool splits = false, bad = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--splits") == 0)
@@ -137,18 +140,30 @@ int main(int argc, char **argv) {
             problems = argv[++i];
         else if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0)
             rounds = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--blocking") == 0)
+            blocking = argv[++i];
         else
             bad = true;
     }
-    if (bad || threads < 1 || rounds < 1 || rounds > 64) {
+    if (bad || threads < 1 || threads > 256 || rounds < 1 || rounds > 64 || (splits && blocking)) {
         fprintf(stderr, "usage: bench_sgemm [--threads T] [--problems CSV] [--rounds 1..64] "
-                        "[--splits]\n");
+                        "[--splits | --blocking KC:MC[,KC:MC...]]\n");
         return 2;
     }
     char env[32];
     snprintf(env, sizeof env, "%d", threads);
+    /* libgomp reads its variables when it loads: they are set, and the
+     * program re-run, before oneDNN's first parallel region. */
+    const char *omp = getenv("OMP_NUM_THREADS");
+    if (getenv("OMP_WAIT_POLICY") == NULL || getenv("OPENBLAS_THREAD_TIMEOUT") == NULL ||
+        omp == NULL || strcmp(omp, env) != 0) {
+        setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+        setenv("OMP_NUM_THREADS", env, 1);
+        execv("/proc/self/exe", argv);
+        perror("bench_sgemm: re-running with the runtimes' variables");
+    }
     setenv("BLIS_NUM_THREADS", env, 1);
-    setenv("OMP_NUM_THREADS", env, 1);
     struct shape shapes[64];
     int n_shapes = 0;
     if (problems) {
@@ -185,8 +200,31 @@ int main(int argc, char **argv) {
         src[3] = (struct source){.name = "depth", .split = SGEMM_SPLIT_DEPTH};
         n_src = 4;
     }
+    static char names[MAX_SOURCES][24];
+    if (blocking) { /* convsel's kernel with its own blocking, then each KC:MC given */
+        n_src = 1;
+        for (const char *at = blocking; *at && n_src < MAX_SOURCES;) {
+            char *end;
+            const unsigned long kc = strtoul(at, &end, 10);
+            const unsigned long mc = *end == ':' ? strtoul(end + 1, &end, 10) : 0;
+            struct sgemm_kernel kn = *sgemm_kernel_best();
+            if (kc < 1 || kc > 4096 || mc < kn.mr || mc > 4096 || mc % kn.mr != 0 ||
+                (*end != ',' && *end != '\0')) {
+                fprintf(stderr,
+                        "bench_sgemm: --blocking wants KC:MC pairs, KC 1..4096, MC a "
+                        "multiple of %zu up to 4096 (at \"%s\")\n",
+                        kn.mr, at);
+                return 2;
+            }
+            kn.kc = kc, kn.mc = mc;
+            snprintf(names[n_src], sizeof names[n_src], "kc%lu:mc%lu", kc, mc);
+            src[n_src] = (struct source){.name = names[n_src], .kernel = kn};
+            n_src++;
+            at = *end ? end + 1 : end;
+        }
+    }
 #ifdef CONVSEL_HAVE_LIBXSMM
-    if (!splits) {
+    if (!splits && !blocking) {
         libxsmm_init();
         src[n_src++] = (struct source){.name = "libxsmm", .kind = 3};
     }
@@ -195,7 +233,7 @@ int main(int argc, char **argv) {
 #endif
     const char *libs[2][3] = {{"blis", "libblis.so.4", "bli_thread_set_num_threads"},
                               {"openblas", "libopenblas.so.0", "openblas_set_num_threads"}};
-    for (int l = 0; l < 2 && !splits; l++) {
+    for (int l = 0; l < 2 && !splits && !blocking; l++) {
         const char *note = "";
         const cblas_sgemm_fn fn = open_cblas(libs[l][1], libs[l][2], threads, &note);
         if (fn)

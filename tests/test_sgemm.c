@@ -6,8 +6,8 @@
  * of A and the K block (511, 512, 513), padded leading dimensions, A
  * transposed or not, one thread and a pool of three; and the three ways
  * of giving an operand (sgemm_run): plain, packed beforehand (sgemm_pack),
- * and packed by a callback, in every combination, on rows and column
- * splits. */
+ * and packed by a callback, in every combination, on every split, with
+ * the kernel's own blocking and a smaller one. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,9 +75,9 @@ static void pack_plain(const void *ctx, size_t i0, size_t i1, size_t p0, size_t 
 
 /* C = A * B with A and B each plain (0), packed (1) or a callback (2),
  * shared out among the threads as `split` says. */
-static bool check_operands(size_t m, size_t n, size_t k, int how_a, int how_b,
-                           enum sgemm_split split, struct thread_pool *pool, struct rng *g) {
-    const struct sgemm_kernel *kn = sgemm_kernel_best();
+static bool check_operands(const struct sgemm_kernel *kn, size_t m, size_t n, size_t k, int how_a,
+                           int how_b, enum sgemm_split split, struct thread_pool *pool,
+                           struct rng *g) {
     float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
     float *c = malloc(m * n * sizeof *c);
     float *pa = malloc(sgemm_packed_floats(kn, true, m, k) * sizeof *pa);
@@ -109,8 +109,8 @@ static bool check_operands(size_t m, size_t n, size_t k, int how_a, int how_b,
             ok = fabs(c[i * n + j] - want) <= 1e-5 * (mag + 1);
         }
     if (!ok)
-        fprintf(stderr, "  operands A %d B %d split %d: m%zu n%zu k%zu\n", how_a, how_b, (int)split,
-                m, n, k);
+        fprintf(stderr, "  operands A %d B %d split %d: m%zu n%zu k%zu (kc %zu, mc %zu)\n", how_a,
+                how_b, (int)split, m, n, k, kn->kc, kn->mc);
     free(a), free(b), free(c), free(pa), free(pb);
     return ok;
 }
@@ -150,6 +150,7 @@ int main(void) {
      * column panels against 10 row panels), k across blocks; and each of
      * them with each split forced, depth ranges included (k of 1 to 6
      * blocks: 1 to 6 ranges on three threads, 1 or 2 on one) */
+    const struct sgemm_kernel *best = sgemm_kernel_best();
     const size_t shapes[][3] = {{30, 300, 600},  {200, 20, 530},  {7, 9, 3},
                                 {128, 196, 300}, {128, 49, 2600}, {20, 10, 1030}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -158,11 +159,24 @@ int main(void) {
                 for (int how_b = 0; how_b < 3; how_b++) {
                     if (split != SGEMM_SPLIT_AUTO && (how_a + how_b) % 2 && s < 4)
                         continue; /* forced splits of the small shapes: half the combinations */
-                    CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b,
-                                         (enum sgemm_split)split, NULL, &g));
-                    CHECK(check_operands(shapes[s][0], shapes[s][1], shapes[s][2], how_a, how_b,
-                                         (enum sgemm_split)split, pool, &g));
+                    CHECK(check_operands(best, shapes[s][0], shapes[s][1], shapes[s][2], how_a,
+                                         how_b, (enum sgemm_split)split, NULL, &g));
+                    CHECK(check_operands(best, shapes[s][0], shapes[s][1], shapes[s][2], how_a,
+                                         how_b, (enum sgemm_split)split, pool, &g));
                 }
+    /* The blocking is the kernel's (bench_sgemm --blocking times copies of
+     * it reblocked): a depth block of 100 and A blocks of two panels, so
+     * that every loop of the driver runs several times; column ranges of
+     * uneven widths (11 panels in 6 ranges) and fewer panels than ranges. */
+    struct sgemm_kernel small = *best;
+    small.kc = 100, small.mc = 2 * small.mr;
+    const size_t reblocked[][3] = {{5 * small.mr + 3, 11 * small.nr - 5, 250},
+                                   {3 * small.mr, 2 * small.nr, 401}};
+    for (size_t s = 0; s < sizeof reblocked / sizeof reblocked[0]; s++)
+        for (int split = SGEMM_SPLIT_AUTO; split <= SGEMM_SPLIT_DEPTH; split++)
+            for (int how = 0; how < 9; how++)
+                CHECK(check_operands(&small, reblocked[s][0], reblocked[s][1], reblocked[s][2],
+                                     how / 3, how % 3, (enum sgemm_split)split, pool, &g));
     /* k = 0 gives zeros; the default entry point works */
     float c[4] = {1, 2, 3, 4}, a[1] = {0}, b[1] = {0};
     const struct sgemm_args z = {2, 2, 0, a, 1, false, b, 2, false, c, 2};

@@ -1,13 +1,16 @@
 /* sgemm.c -- see sgemm.h.
  *
- * The loop nest is the usual one for caches: for each block of KC of the
- * depth, a block of B (KC x up to NC columns) is packed into NR-wide
- * panels, and for each block of MC rows of A (KC x MC, packed into MR-tall
- * panels, ~120 KiB: it stays in L2) the micro-kernel multiplies one A panel
- * by one B panel (KC x NR = 32 KiB: it stays in L1 while the A panels pass)
- * into an MR x NR tile of C held in registers. Packed operands (the
- * weights, packed once by the solver) and packing callbacks (the im2col of
- * an input, read straight into panels) replace the packing step.
+ * The loop nest is the usual one for caches: for each block of kc of the
+ * depth, a block of B (kc x up to NC columns) is packed into NR-wide
+ * panels, and for each block of mc rows of A (kc x mc, packed into MR-tall
+ * panels, ~230 KiB on AVX-512: it stays in L2) the micro-kernel multiplies
+ * one A panel by one B panel (kc x NR, 64 KiB on AVX-512: read from L2 at
+ * 128 bytes per 28 FMAs) into an MR x NR tile of C held in registers. kc
+ * and mc are the kernel's (struct sgemm_kernel); 512 and 112 were as fast
+ * as 256-384 deep blocks of 168-448 rows on AVX-512 (bench_sgemm
+ * --blocking, docs/sgemm-2026-12-04.txt). Packed operands (the weights,
+ * packed once by the solver) and packing callbacks (the im2col of an
+ * input, read straight into panels) replace the packing step.
  *
  * The micro-kernel is written once with GCC vector extensions (vector
  * width V, tile MR x 2V) and compiled per ISA level with the tile that
@@ -17,9 +20,9 @@
  * (AVX-512, AVX2); tiles narrower than the panel are computed into a
  * scratch tile and copied.
  *
- * Threads take disjoint ranges of C's columns (in NR panels), or of its
- * rows (in MR panels) when C has few columns; the operand that every range
- * reads whole (A for column ranges, B for row ranges) is packed once, in
+ * Threads take disjoint ranges of C's columns (in NR panels, each range
+ * packing the A blocks it reads), or of its rows (in MR panels) when C has
+ * few columns; B, which every row range reads whole, is packed once, in
  * parallel, before the ranges run, unless it came packed. A row-major B is
  * not packed at all when A has few rows: the kernel reads its rows in
  * place (b_readable_in_place). Or they take ranges of the depth, each
@@ -35,10 +38,6 @@
 #include <immintrin.h>
 #endif
 
-#define KC SGEMM_KC
-#ifndef MC_ROWS
-#define MC_ROWS 112 /* rows of an A block, rounded down to a multiple of MR */
-#endif
 #define NC 4096 /* columns of a B block */
 
 /* ---------------------------- micro-kernels ---------------------------- */
@@ -241,10 +240,12 @@ AVX2_ROWS(5)
 #endif
 
 static const struct sgemm_kernel kernels[3] = {
-    {4, 8, CPU_GENERIC, ukernel_4x8_generic, NULL, {NULL}},
+    {4, 8, 512, 112, CPU_GENERIC, ukernel_4x8_generic, NULL, {NULL}},
 #ifdef CPU_X86_VARIANTS
     {6,
      16,
+     512,
+     108,
      CPU_AVX2,
      ukernel_6x16_avx2,
      transpose16_avx2,
@@ -252,6 +253,8 @@ static const struct sgemm_kernel kernels[3] = {
       ukernel_5of6x16_avx2}},
     {14,
      32,
+     512,
+     112,
      CPU_AVX512,
      ukernel_14x32_avx512,
      transpose16_avx512,
@@ -393,8 +396,9 @@ struct pack_job {
 static void pack_tasks(void *ctx, size_t begin, size_t end) {
     const struct pack_job *j = ctx;
     const size_t i0 = begin * j->width, i1 = end * j->width < j->rows ? end * j->width : j->rows;
-    for (size_t p0 = 0; p0 < j->k; p0 += KC) {
-        const size_t kc = j->k - p0 < KC ? j->k - p0 : KC;
+    const size_t kb = j->kernel->kc;
+    for (size_t p0 = 0; p0 < j->k; p0 += kb) {
+        const size_t kc = j->k - p0 < kb ? j->k - p0 : kb;
         pack_operand(j->kernel, j->src, j->is_a, i0, i1, p0, kc, j->width,
                      (float *)packed_at(j->out, j->rows_pad, p0, kc, i0));
     }
@@ -483,7 +487,7 @@ static void tile(const struct sgemm_kernel *kn, size_t kc, const float *a, const
  * output channels). With more blocks the panels' strided rows are read
  * again and again, and a packed (contiguous) copy is faster. */
 static bool b_readable_in_place(const struct sgemm_op *op) {
-    return op->b.matrix && !op->b.trans && op->m <= 2 * (MC_ROWS / op->kernel->mr * op->kernel->mr);
+    return op->b.matrix && !op->b.trans && op->m <= 2 * op->kernel->mc;
 }
 
 /* The part of C one range computes: rows [i0, i1) x columns [j0, j1)
@@ -500,19 +504,19 @@ struct range {
 static bool run_range(const struct sgemm_op *op, const float *a_packed, const float *b_packed,
                       const struct range *r) {
     const struct sgemm_kernel *kn = op->kernel;
-    const size_t mr = kn->mr, nr = kn->nr, mc_max = MC_ROWS / mr * mr;
+    const size_t mr = kn->mr, nr = kn->nr, mc_max = kn->mc, kb = kn->kc;
     const size_t m_pad = round_up(op->m, mr), n_pad = round_up(op->n, nr);
     struct buffers *bf = thread_buffers();
     float *pa = NULL, *pb = NULL;
-    if (!a_packed && (!bf || !(pa = grow(&bf->a, &bf->a_cap, mc_max * KC))))
+    if (!a_packed && (!bf || !(pa = grow(&bf->a, &bf->a_cap, mc_max * kb))))
         return false;
-    if (!b_packed && (!bf || !(pb = grow(&bf->b, &bf->b_cap, round_up(NC, nr) * KC))))
+    if (!b_packed && (!bf || !(pb = grow(&bf->b, &bf->b_cap, round_up(NC, nr) * kb))))
         return false;
     /* B in place: only a last partial panel (which would read past the
      * matrix's columns) is packed. */
     const bool b_in_place = !b_packed && b_readable_in_place(op);
-    for (size_t p0 = r->k0; p0 < r->k1; p0 += KC) {
-        const size_t kc = r->k1 - p0 < KC ? r->k1 - p0 : KC;
+    for (size_t p0 = r->k0; p0 < r->k1; p0 += kb) {
+        const size_t kc = r->k1 - p0 < kb ? r->k1 - p0 : kb;
         const bool acc = p0 > r->k0;
         for (size_t jc = r->j0; jc < r->j1; jc += NC) {
             const size_t nc = r->j1 - jc < NC ? r->j1 - jc : NC;
@@ -551,11 +555,12 @@ static float element(const struct sgemm_operand *o, bool is_a, size_t i, size_t 
 static void run_unbuffered(const struct sgemm_op *op, const struct range *r) {
     const struct sgemm_kernel *kn = op->kernel;
     const size_t m_pad = round_up(op->m, kn->mr), n_pad = round_up(op->n, kn->nr);
+    const size_t kb = kn->kc;
     for (size_t i = r->i0; i < r->i1; i++)
         for (size_t j = r->j0; j < r->j1; j++) {
             float sum = 0.0f;
             for (size_t p = r->k0; p < r->k1; p++) {
-                const size_t p0 = p / KC * KC, kc = op->k - p0 < KC ? op->k - p0 : KC;
+                const size_t p0 = p / kb * kb, kc = op->k - p0 < kb ? op->k - p0 : kb;
                 const float a = op->a.packed
                                     ? packed_at(op->a.packed, m_pad, p0, kc,
                                                 i / kn->mr * kn->mr)[(p - p0) * kn->mr + i % kn->mr]
@@ -580,7 +585,7 @@ struct range_job {
     const struct sgemm_op *op;
     const float *a_packed, *b_packed;
     enum sgemm_split split; /* COLUMNS, ROWS or DEPTH */
-    size_t depth_ranges;    /* DEPTH: how many */
+    size_t ranges;          /* COLUMNS, DEPTH: how many */
     float *partial;         /* DEPTH: ranges 1.. write m x n each here; range 0 writes C */
 };
 
@@ -592,15 +597,22 @@ static void range_tasks(void *ctx, size_t begin, size_t end) {
         r.i0 = begin * op->kernel->mr;
         r.i1 = end * op->kernel->mr < op->m ? end * op->kernel->mr : op->m;
     } else if (j->split == SGEMM_SPLIT_COLUMNS) {
-        r.j0 = begin * op->kernel->nr;
-        r.j1 = end * op->kernel->nr < op->n ? end * op->kernel->nr : op->n;
+        /* tasks are column ranges of whole panels, shared out evenly;
+         * contiguous tasks make one range */
+        const size_t panels = (op->n + op->kernel->nr - 1) / op->kernel->nr;
+        r.j0 = begin * panels / j->ranges * op->kernel->nr;
+        r.j1 = end * panels / j->ranges * op->kernel->nr;
+        r.j1 = r.j1 < op->n ? r.j1 : op->n;
+        if (r.j0 >= r.j1)
+            return;
     } else {
         /* one task per depth range: whole KC blocks, shared out evenly */
-        const size_t blocks = (op->k + KC - 1) / KC;
+        const size_t kb = op->kernel->kc;
+        const size_t blocks = (op->k + kb - 1) / kb;
         for (size_t t = begin; t < end; t++) {
-            const size_t b0 = t * blocks / j->depth_ranges, b1 = (t + 1) * blocks / j->depth_ranges;
-            r.k0 = b0 * KC;
-            r.k1 = b1 * KC < op->k ? b1 * KC : op->k;
+            const size_t b0 = t * blocks / j->ranges, b1 = (t + 1) * blocks / j->ranges;
+            r.k0 = b0 * kb;
+            r.k1 = b1 * kb < op->k ? b1 * kb : op->k;
             r.c = t == 0 ? op->c : j->partial + (t - 1) * op->m * op->n;
             r.ldc = t == 0 ? op->ldc : op->n;
             run_or_fallback(op, j->a_packed, j->b_packed, &r);
@@ -616,7 +628,7 @@ static void sum_tasks(void *ctx, size_t begin, size_t end) {
     const struct sgemm_op *op = j->op;
     for (size_t i = begin; i < end; i++) {
         float *restrict c = op->c + i * op->ldc;
-        for (size_t t = 1; t < j->depth_ranges; t++) {
+        for (size_t t = 1; t < j->ranges; t++) {
             const float *restrict part = j->partial + (t - 1) * op->m * op->n + i * op->n;
             for (size_t x = 0; x < op->n; x++)
                 c[x] += part[x];
@@ -624,9 +636,18 @@ static void sum_tasks(void *ctx, size_t begin, size_t end) {
     }
 }
 
-/* Depth ranges per thread: two, so that a thread slowed by another
- * process leaves the second of its ranges to the others. */
-#define DEPTH_RANGES_PER_THREAD 2
+/* Column and depth ranges per thread: two, so that a thread slowed by
+ * another process leaves the second of its ranges to the others. Each
+ * column range packs the A blocks it reads into its own buffer, just
+ * before the kernels read them from L2. Packing A once for all ranges (as
+ * the row split does B) was slower wherever the column split is chosen,
+ * although it packs less: the shared copy is a pass of its own over
+ * memory, and the kernels then read it back from L3 (bench_sgemm, AVX-512,
+ * two runs: 1024^3 81-83 % of peak against 76-77 %, 2048^3 84-85 against
+ * 77-81, 512x784x4608 77-78 against 64-73; one range per thread was
+ * faster again in a quiet run, 84-87 % on 1024^3, but leaves a thread
+ * slowed by another process with half the work). */
+#define RANGES_PER_THREAD 2
 
 /* Below this many FLOPs a GEMM runs on the calling thread alone: waking
  * the pool costs more than it saves (8x784x72, 0.9 MFLOP: 151 GFLOP/s on
@@ -655,7 +676,7 @@ static enum sgemm_split choose_split(const struct sgemm_op *op, size_t threads, 
      * read A and B once (128x49x20800 1.29-1.33x, 160x49x960 1.14x,
      * 128x49x2048 1.14x; from 19 panels up the rows were as fast or
      * faster: 256x49x9216 0.92x, 512x49x4608 0.88-0.91x). */
-    if (row_tasks < 8 * threads && op->k > KC)
+    if (row_tasks < 8 * threads && op->k > op->kernel->kc)
         return SGEMM_SPLIT_DEPTH;
     return SGEMM_SPLIT_ROWS;
 }
@@ -683,38 +704,41 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
                           .split =
                               forced ? op.split : choose_split(&op, threads, row_tasks, col_tasks)};
     if (j.split == SGEMM_SPLIT_DEPTH) {
-        const size_t blocks = (op.k + KC - 1) / KC, want = threads * DEPTH_RANGES_PER_THREAD;
-        j.depth_ranges = blocks < want ? blocks : want;
-        struct buffers *bf = j.depth_ranges > 1 ? thread_buffers() : NULL;
-        j.partial =
-            bf ? grow(&bf->shared, &bf->shared_cap, (j.depth_ranges - 1) * op.m * op.n) : NULL;
-        if (j.depth_ranges > 1 && j.partial == NULL)
-            j.depth_ranges = 1; /* no buffer: one range, on one thread */
-        thread_pool_parallel_for(pool, j.depth_ranges, range_tasks, &j);
-        if (j.depth_ranges > 1)
+        const size_t blocks = (op.k + op.kernel->kc - 1) / op.kernel->kc,
+                     want = threads * RANGES_PER_THREAD;
+        j.ranges = blocks < want ? blocks : want;
+        struct buffers *bf = j.ranges > 1 ? thread_buffers() : NULL;
+        j.partial = bf ? grow(&bf->shared, &bf->shared_cap, (j.ranges - 1) * op.m * op.n) : NULL;
+        if (j.ranges > 1 && j.partial == NULL)
+            j.ranges = 1; /* no buffer: one range, on one thread */
+        thread_pool_parallel_for(pool, j.ranges, range_tasks, &j);
+        if (j.ranges > 1)
             thread_pool_parallel_for(pool, op.m, sum_tasks, &j);
         return;
     }
-    /* The operand every range reads whole is packed once, by all threads,
-     * unless it came packed: A for column ranges, B for row ranges. */
-    const bool by_rows = j.split == SGEMM_SPLIT_ROWS;
-    const bool pack_a = threads > 1 && !by_rows && !j.a_packed;
-    const bool pack_b = threads > 1 && by_rows && !j.b_packed && !b_readable_in_place(&op);
-    struct buffers *bf = (pack_a || pack_b) ? thread_buffers() : NULL;
+    if (j.split == SGEMM_SPLIT_COLUMNS) {
+        /* A packed by the caller (a convolution's weights): one task per
+         * panel, which the pool hands out in chunks of contiguous panels;
+         * else RANGES_PER_THREAD ranges each, packing their own A. */
+        const size_t want = threads > 1 ? threads * RANGES_PER_THREAD : 1;
+        j.ranges = j.a_packed || col_tasks < want ? col_tasks : want;
+        thread_pool_parallel_for(pool, j.ranges, range_tasks, &j);
+        return;
+    }
+    /* Row ranges all read the whole of B: it is packed once, by all
+     * threads, unless it came packed or is read in place. */
+    const bool pack_b = threads > 1 && !j.b_packed && !b_readable_in_place(&op);
     float *shared = NULL;
-    if (bf) {
-        const size_t need = sgemm_packed_floats(op.kernel, pack_a, pack_a ? op.m : op.n, op.k);
-        shared = grow(&bf->shared, &bf->shared_cap, need);
+    if (pack_b) {
+        struct buffers *bf = thread_buffers();
+        const size_t need = sgemm_packed_floats(op.kernel, false, op.n, op.k);
+        shared = bf ? grow(&bf->shared, &bf->shared_cap, need) : NULL;
     }
     if (shared) {
-        sgemm_pack(op.kernel, pack_a, pack_a ? &op.a : &op.b, pack_a ? op.m : op.n, op.k, shared,
-                   pool);
-        if (pack_a)
-            j.a_packed = shared;
-        else
-            j.b_packed = shared;
+        sgemm_pack(op.kernel, false, &op.b, op.n, op.k, shared, pool);
+        j.b_packed = shared;
     }
-    thread_pool_parallel_for(pool, by_rows ? row_tasks : col_tasks, range_tasks, &j);
+    thread_pool_parallel_for(pool, row_tasks, range_tasks, &j);
 }
 
 void sgemm(const struct sgemm_args *g, struct thread_pool *pool) {

@@ -30,9 +30,11 @@
 typedef void (*sgemm_ukernel_fn)(size_t kc, const float *restrict a, const float *restrict b,
                                  size_t ldb, float *restrict c, size_t ldc, bool accumulate);
 
-/* A micro-kernel and its tile: rows of A per panel (mr), columns of B (nr). */
+/* A micro-kernel and its tile: rows of A per panel (mr), columns of B (nr);
+ * and its blocking for the caches: the depth of a packed block (kc) and
+ * the rows of A packed at a time (mc, a multiple of mr). */
 struct sgemm_kernel {
-    size_t mr, nr;
+    size_t mr, nr, kc, mc;
     enum cpu_isa isa;
     sgemm_ukernel_fn ukernel; /* all mr rows */
     /* Optional: 16 depths of up to 16 rows (rows[j][0..15], j < w) into
@@ -47,11 +49,6 @@ struct sgemm_kernel {
  * cannot run it: tests force the lower levels). */
 const struct sgemm_kernel *sgemm_kernel_best(void);
 const struct sgemm_kernel *sgemm_kernel_for(enum cpu_isa isa);
-
-/* Depth of one packed block: A and B panels of this many columns/rows. */
-#ifndef SGEMM_KC
-#define SGEMM_KC 512
-#endif
 
 /* Packs rows (for A) or columns (for B) [i0, i1) at depths [p0, p0 + kc)
  * into panels `width` wide (the kernel's mr for A, nr for B):
@@ -97,9 +94,9 @@ struct sgemm_op {
 };
 
 /* C = A * B on the pool's threads (pool may be NULL). Threads take
- * disjoint column ranges of C, or row ranges when C has few columns, or
- * depth ranges (op.split); the operand every row or column range reads
- * whole is packed once first, in parallel. */
+ * disjoint column ranges of C (each packing the blocks of A it reads), or
+ * row ranges when C has few columns (B, which every row range reads
+ * whole, packed once first, in parallel), or depth ranges (op.split). */
 void sgemm_run(const struct sgemm_op *op, struct thread_pool *pool);
 
 /* Floats of a packed A (rows = m) or B (rows = n) of depth k for kernel. */
