@@ -28,7 +28,7 @@ static const char summary[] =
     "Measures warm lookups in convsel's model cache (with keys bound once, and by name) and\n"
     "in a global-mutex cache (MIOpen's fix) at each thread count, alternating the three, and\n"
     "prints core-ns per lookup (wall x min(T, CPUs) / lookups): median, min and max over\n"
-    "REPEATS rounds, and the mutex's ratio to each. Run with OPENBLAS_NUM_THREADS=1.";
+    "REPEATS rounds, and the mutex's ratio to each.";
 
 static int dummy_value = 42;
 

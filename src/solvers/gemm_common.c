@@ -1,8 +1,7 @@
 /* gemm_common.c -- see gemm_common.h. The filter is used as the other
  * operand in its own order: its (k, c, r, s) or (k, r, s, c) order is the
- * order of the taps. The GEMM is convsel's own (kernels/sgemm.c; the
- * Debian OpenBLAS picks its SSE3 or Haswell kernels on this CPU and its
- * threads spin: build/bench_sgemm compares). */
+ * order of the taps. The GEMM is convsel's own (kernels/sgemm.h says
+ * why). */
 #include "solvers/gemm_common.h"
 
 #include <stdint.h>

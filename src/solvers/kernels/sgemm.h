@@ -10,9 +10,11 @@
  * im2col of an input tensor, so that the column matrix is never written
  * out). The kernels know nothing of convolutions: the callbacks do.
  *
- * It exists because the Debian OpenBLAS picks SSE3 or Haswell kernels on
- * this CPU (and its threads spin), and because no library offers the fused
- * packing (build/bench_sgemm compares them). */
+ * It exists because no library offers the fused packing (an im2col read
+ * straight into panels, weights packed once for every call), and because
+ * the GEMMs Debian ships choose kernels by CPU family, not feature
+ * (OpenBLAS runs SSE3 or Haswell kernels on this CPU unless told, BLIS its
+ * generic ones) or spin their threads; build/bench_sgemm times them all. */
 #ifndef CONVSEL_SOLVERS_KERNELS_SGEMM_H
 #define CONVSEL_SOLVERS_KERNELS_SGEMM_H
 
