@@ -10,10 +10,12 @@
  * layouts, both filter layouts. direct and Winograd must agree exactly;
  * onednn_gemm's rule (NCHW + KCRS only) may refuse what oneDNN runs in
  * other layouts, but must never accept what it would run with its
- * reference code. Without AVX-512, oneDNN has no Winograd and its direct
- * algorithm runs its GEMM on widely padded problems (the rules know both).
- * A oneDNN that answers differently (another version, another CPU) fails
- * here, naming the problem. */
+ * reference code. onednn_winograd refuses output maps under 4x4 as well,
+ * which oneDNN runs (convsel's rule: never the fastest there): it must
+ * agree with oneDNN exactly elsewhere and refuse every such map. Without
+ * AVX-512, oneDNN has no Winograd and its direct algorithm runs its GEMM
+ * on widely padded problems (the rules know both). A oneDNN that answers differently (another
+ * version, another CPU) fails here, naming the problem. */
 #include <stdio.h>
 
 #include "core/problem.h"
@@ -58,15 +60,16 @@ int main(void) {
     const struct {
         const char *solver;
         enum onednn_alg alg;
-        bool exact; /* else the rule may refuse what oneDNN could run, never the reverse */
-    } cases[] = {{"onednn_direct", ONEDNN_DIRECT, true},
-                 {"onednn_winograd", ONEDNN_WINOGRAD, true},
-                 {"onednn_gemm", ONEDNN_GEMM, false}};
+        bool exact;    /* else the rule may refuse what oneDNN could run, never the reverse */
+        bool one_tile; /* the rule also refuses output maps under 4x4 */
+    } cases[] = {{"onednn_direct", ONEDNN_DIRECT, true, false},
+                 {"onednn_winograd", ONEDNN_WINOGRAD, true, true},
+                 {"onednn_gemm", ONEDNN_GEMM, false, false}};
     struct rng g = rng_seed(11);
     const struct solver *gemm = solver_get(solver_find("onednn_gemm"));
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const struct solver *s = solver_get(solver_find(cases[c].solver));
-        int agree = 0, yes = 0, disagree = 0, conservative = 0, duplicates_left = 0;
+        int agree = 0, yes = 0, disagree = 0, conservative = 0, duplicates_left = 0, small = 0;
         for (int regime = 0; regime < 4; regime++)
             for (int i = 0; i < 1500; i++) {
                 struct conv_problem p = draw(&g, regime);
@@ -79,6 +82,10 @@ int main(void) {
                 const bool duplicate = cases[c].alg == ONEDNN_DIRECT && onednn &&
                                        gemm->is_applicable(&p, NULL) && onednn_direct_runs_gemm(&p);
                 onednn &= !duplicate;
+                if (cases[c].one_tile && onednn && (p.oh < 4 || p.ow < 4)) {
+                    small++;
+                    onednn = false; /* oneDNN runs it; convsel refuses it */
+                }
                 if (rule == onednn) {
                     agree++, yes += rule;
                 } else if (!cases[c].exact && onednn) {
@@ -96,8 +103,8 @@ int main(void) {
                 }
             }
         printf("%s: %d problems agree (%d applicable), %d refused by the rule only, %d disagree, "
-               "%d duplicates of onednn_gemm left\n",
-               s->name, agree, yes, conservative, disagree, duplicates_left);
+               "%d duplicates of onednn_gemm left, %d maps under one tile refused\n",
+               s->name, agree, yes, conservative, disagree, duplicates_left, small);
         CHECK(disagree == 0);
         CHECK(duplicates_left * 200 < agree); /* under 0.5 % */
         CHECK(agree > 3000 && conservative < agree / 10);
@@ -108,6 +115,7 @@ int main(void) {
             CHECK(yes == 0);
         } else {
             CHECK(yes > 300); /* both answers were exercised */
+            CHECK(!cases[c].one_tile || small > 10);
         }
         CHECK(agree - yes > 300 || c == 0);
     }

@@ -100,7 +100,13 @@ static bool direct_applicable(const struct conv_problem *p, const char **reason)
 /* oneDNN 2.6 has Winograd only as an AVX-512 kernel: 3x3, stride 1, no
  * dilation or groups, padding at most 1 (any channel counts: it pads them
  * to its blocks), and it cannot reorder KRSC weights into its Winograd
- * layout. */
+ * layout. Those are oneDNN's rules (test_onednn_applicability holds them
+ * to its answer). One is convsel's: an output map of at least 4x4, as for
+ * winograd_f4x3. Below one 4x4 tile most of each tile is thrown away: in
+ * the AVX-512 database it was the fastest on none of the 26 problems with
+ * an output side under 4 (geomean 3.4x the fastest; on a side of 1, as
+ * HDemucs' 768 -> 1536 on 1x130, 6.8x), and the model picked it there
+ * (4.9x the fastest with HDemucs left out). */
 static bool winograd_applicable(const struct conv_problem *p, const char **reason) {
     if (!p->packed || p->r != 3 || p->s != 3 || p->stride_h != 1 || p->stride_w != 1 ||
         p->dil_h != 1 || p->dil_w != 1 || p->groups != 1)
@@ -112,6 +118,8 @@ static bool winograd_applicable(const struct conv_problem *p, const char **reaso
         return refuse(reason, "oneDNN Winograd cannot reorder KRSC weights into its layout");
     if (!cpu_supports(CPU_AVX512))
         return refuse(reason, "oneDNN Winograd needs AVX-512");
+    if (p->oh < 4 || p->ow < 4)
+        return refuse(reason, "onednn_winograd needs an output map of at least 4x4 (one tile)");
     return true;
 }
 
