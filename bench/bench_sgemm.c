@@ -17,7 +17,7 @@
  * are compared with convsel's (max relative error).
  *
  *   build/bench_sgemm [--threads T] [--problems CSV] [--rounds R]
- *                     [--splits | --blocking KC:MC[,KC:MC...]]
+ *                     [--splits | --blocking KC:MC[:W][,KC:MC[:W]...]]
  *
  * --splits: instead of the libraries, convsel's GEMM with each way of
  * sharing C out among the threads forced (columns, rows, depth: sgemm.h)
@@ -26,7 +26,8 @@
  *
  * --blocking: instead of the libraries, convsel's GEMM with its kernel's
  * own blocking beside copies of the kernel with each depth block KC and
- * A block of MC rows given (up to four), interleaved the same way.
+ * A block of MC rows given (up to four), and with narrow tiles up to W
+ * columns wide (0: none; sgemm.h), interleaved the same way.
  *
  * The libraries use their own threads, and three threaded runtimes taking
  * turns on two cores collapse when any of them spins after its call
@@ -147,7 +148,7 @@ int main(int argc, char **argv) {
     }
     if (bad || threads < 1 || threads > 256 || rounds < 1 || rounds > 64 || (splits && blocking)) {
         fprintf(stderr, "usage: bench_sgemm [--threads T] [--problems CSV] [--rounds 1..64] "
-                        "[--splits | --blocking KC:MC[,KC:MC...]]\n");
+                        "[--splits | --blocking KC:MC[:W][,KC:MC[:W]...]]\n");
         return 2;
     }
     char env[32];
@@ -208,16 +209,21 @@ int main(int argc, char **argv) {
             const unsigned long kc = strtoul(at, &end, 10);
             const unsigned long mc = *end == ':' ? strtoul(end + 1, &end, 10) : 0;
             struct sgemm_kernel kn = *sgemm_kernel_best();
+            const bool has_narrow = *end == ':';
+            const unsigned long narrow = has_narrow ? strtoul(end + 1, &end, 10) : kn.narrow_max;
             if (kc < 1 || kc > 4096 || mc < kn.mr || mc > 4096 || mc % kn.mr != 0 ||
-                (*end != ',' && *end != '\0')) {
+                narrow > kn.narrow_max || (*end != ',' && *end != '\0')) {
                 fprintf(stderr,
-                        "bench_sgemm: --blocking wants KC:MC pairs, KC 1..4096, MC a "
-                        "multiple of %zu up to 4096 (at \"%s\")\n",
-                        kn.mr, at);
+                        "bench_sgemm: --blocking wants KC:MC[:W] (KC 1..4096, MC a multiple of "
+                        "%zu up to 4096, W narrow tiles up to 0..%zu columns wide) (at \"%s\")\n",
+                        kn.mr, kn.narrow_max, at);
                 return 2;
             }
-            kn.kc = kc, kn.mc = mc;
-            snprintf(names[n_src], sizeof names[n_src], "kc%lu:mc%lu", kc, mc);
+            kn.kc = kc, kn.mc = mc, kn.narrow_max = narrow;
+            if (has_narrow)
+                snprintf(names[n_src], sizeof names[n_src], "%lu:%lu:%lu", kc, mc, narrow);
+            else
+                snprintf(names[n_src], sizeof names[n_src], "kc%lu:mc%lu", kc, mc);
             src[n_src] = (struct source){.name = names[n_src], .kernel = kn};
             n_src++;
             at = *end ? end + 1 : end;

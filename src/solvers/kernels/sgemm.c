@@ -237,10 +237,77 @@ AVX2_ROWS(2)
 AVX2_ROWS(3)
 AVX2_ROWS(4)
 AVX2_ROWS(5)
+
+/* Narrow tiles: an edge of w <= narrow_max columns (16 on AVX-512, 8 on
+ * AVX2; N = 196 = 6 x 32 + 4, a 1x1 map: N = 1) through the full kernel computes all nr columns
+ * into the scratch tile, 32 for 1 on AVX-512. These turn the tile
+ * around: one vector holds the panel's mr rows at a depth (a masked load:
+ * mr < the vector's lanes), one sum per column, W of them (w rounded up
+ * to 4, 8 or 16; the packed B panel has zeros there), so a tile costs W
+ * FMAs a depth instead of 2 mr. The sums are columns of C: they are
+ * stored through a small buffer. */
+#define DEFINE_NARROW(target, name, w_, mr, MASK, VEC, ZERO, LOAD, FMA, SET1, STORE, LANES)        \
+    target static void name(size_t kc, const float *restrict a, const float *restrict b,           \
+                            size_t ldb, float *restrict c, size_t ldc, size_t h, size_t w,         \
+                            bool accumulate) {                                                     \
+        enum { W = (w_), MR = (mr) };                                                              \
+        MASK;                                                                                      \
+        VEC sum[W];                                                                                \
+        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[j] = ZERO;                        \
+        for (size_t p = 0; p < kc; p++) {                                                          \
+            const VEC av = LOAD(a + p * MR);                                                       \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[j] =                          \
+                FMA(av, SET1(b[p * ldb + j]), sum[j]);                                             \
+        }                                                                                          \
+        float t[W][LANES];                                                                         \
+        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) STORE(t[j], sum[j]);                  \
+        for (size_t i = 0; i < h; i++)                                                             \
+            for (size_t j = 0; j < w; j++)                                                         \
+                c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + t[j][i];                   \
+    }
+
+#define NARROW_MAX_AVX512 16
+#define NARROW_MAX_AVX2 8
+#define LOAD14(at) _mm512_maskz_loadu_ps(rows, (at))
+#define NARROW_AVX512(w_)                                                                          \
+    DEFINE_NARROW(CPU_TARGET_AVX512, narrow##w_##_avx512, w_, 14,                                  \
+                  const __mmask16 rows = (__mmask16)((1u << MR) - 1), __m512, _mm512_setzero_ps(), \
+                  LOAD14, _mm512_fmadd_ps, _mm512_set1_ps, _mm512_storeu_ps, 16)
+NARROW_AVX512(4)
+NARROW_AVX512(8)
+NARROW_AVX512(16)
+#define LOAD6(at) _mm256_maskload_ps((at), rows)
+#define NARROW_AVX2(w_)                                                                            \
+    DEFINE_NARROW(CPU_TARGET_AVX2, narrow##w_##_avx2, w_, 6,                                       \
+                  const __m256i rows = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0), __m256,    \
+                  _mm256_setzero_ps(), LOAD6, _mm256_fmadd_ps, _mm256_set1_ps, _mm256_storeu_ps,   \
+                  8)
+NARROW_AVX2(4)
+NARROW_AVX2(8)
+
+CPU_TARGET_AVX512 static void narrow_avx512(size_t kc, const float *restrict a,
+                                            const float *restrict b, size_t ldb, float *restrict c,
+                                            size_t ldc, size_t h, size_t w, bool accumulate) {
+    if (w <= 4)
+        narrow4_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else if (w <= 8)
+        narrow8_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else
+        narrow16_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
+}
+
+CPU_TARGET_AVX2 static void narrow_avx2(size_t kc, const float *restrict a, const float *restrict b,
+                                        size_t ldb, float *restrict c, size_t ldc, size_t h,
+                                        size_t w, bool accumulate) {
+    if (w <= 4)
+        narrow4_avx2(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else
+        narrow8_avx2(kc, a, b, ldb, c, ldc, h, w, accumulate);
+}
 #endif
 
 static const struct sgemm_kernel kernels[3] = {
-    {4, 8, 512, 112, CPU_GENERIC, ukernel_4x8_generic, NULL, {NULL}},
+    {4, 8, 512, 112, CPU_GENERIC, ukernel_4x8_generic, NULL, {NULL}, NULL, 0},
 #ifdef CPU_X86_VARIANTS
     {6,
      16,
@@ -250,7 +317,9 @@ static const struct sgemm_kernel kernels[3] = {
      ukernel_6x16_avx2,
      transpose16_avx2,
      {NULL, ukernel_1of6x16_avx2, ukernel_2of6x16_avx2, ukernel_3of6x16_avx2, ukernel_4of6x16_avx2,
-      ukernel_5of6x16_avx2}},
+      ukernel_5of6x16_avx2},
+     narrow_avx2,
+     NARROW_MAX_AVX2},
     {14,
      32,
      512,
@@ -262,7 +331,9 @@ static const struct sgemm_kernel kernels[3] = {
       ukernel_4of14x32_avx512, ukernel_5of14x32_avx512, ukernel_6of14x32_avx512,
       ukernel_7of14x32_avx512, ukernel_8of14x32_avx512, ukernel_9of14x32_avx512,
       ukernel_10of14x32_avx512, ukernel_11of14x32_avx512, ukernel_12of14x32_avx512,
-      ukernel_13of14x32_avx512}},
+      ukernel_13of14x32_avx512},
+     narrow_avx512,
+     NARROW_MAX_AVX512},
 #endif
 };
 
@@ -459,14 +530,18 @@ static struct buffers *thread_buffers(void) {
 
 /* ---------------------------- driver ---------------------------- */
 
-/* One tile of C (h x w): the kernel for h rows (the full one, or the
- * last panel's own where the ISA has it), through a scratch tile where
- * the kernel would write past C: columns beyond w, or rows beyond h when
- * only the full kernel exists. B's rows are ldb apart: nr in a packed
- * panel, the matrix's row stride when the kernel reads a row-major B in
- * place. */
+/* One tile of C (h x w): the narrow kernel where w is small enough, else
+ * the kernel for h rows (the full one, or the last panel's own where the
+ * ISA has it), through a scratch tile where the kernel would write past
+ * C: columns beyond w, or rows beyond h when only the full kernel exists.
+ * B's rows are ldb apart: nr in a packed panel, the matrix's row stride
+ * when the kernel reads a row-major B in place. */
 static void tile(const struct sgemm_kernel *kn, size_t kc, const float *a, const float *b,
                  size_t ldb, float *c, size_t ldc, size_t h, size_t w, bool acc) {
+    if (w <= kn->narrow_max) {
+        kn->narrow(kc, a, b, ldb, c, ldc, h, w, acc);
+        return;
+    }
     const bool own_rows = h < kn->mr && kn->rows[h];
     const sgemm_ukernel_fn kernel = own_rows ? kn->rows[h] : kn->ukernel;
     if (w == kn->nr && (h == kn->mr || own_rows)) {

@@ -45,6 +45,12 @@ struct sgemm_kernel {
     /* Optional: kernels for the first r < mr rows of a panel (rows[r]),
      * for the last panel of an A whose rows are not a multiple of mr. */
     sgemm_ukernel_fn rows[SGEMM_MAX_MR];
+    /* Optional: a tile of h <= mr rows and w <= narrow_max columns (an
+     * edge of C, or all of a C of few columns), at a cost that follows w
+     * (the full kernel computes nr columns for any w). */
+    void (*narrow)(size_t kc, const float *restrict a, const float *restrict b, size_t ldb,
+                   float *restrict c, size_t ldc, size_t h, size_t w, bool accumulate);
+    size_t narrow_max;
 };
 
 /* The kernel for this CPU (cpu_best_isa), or for isa (NULL when the CPU
