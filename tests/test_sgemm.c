@@ -120,7 +120,9 @@ int main(void) {
     struct thread_pool *pool = thread_pool_create(3);
     /* m >= 3 row blocks with n < m: the threads split rows (100: a short last block) */
     const size_t ms[] = {1, 5, 8, 14, 15, 29, 64, 100, 200};
-    const size_t ns[] = {1, 7, 16, 31, 33, 100};
+    /* n: every narrow kernel's width (1, 2, 4 for 3, 8 for 7, 16) whole and
+     * as an edge (33: 1, 42: 10, 100: 4), and wide edges (31) */
+    const size_t ns[] = {1, 2, 3, 7, 16, 31, 33, 42, 100};
     const size_t ks[] = {1, 3, 17, 511, 512, 513, 1100};
     int checked = 0;
     for (int isa = CPU_GENERIC; isa <= CPU_AVX512; isa++) {

@@ -239,28 +239,43 @@ AVX2_ROWS(4)
 AVX2_ROWS(5)
 
 /* Narrow tiles: an edge of w <= narrow_max columns (16 on AVX-512, 8 on
- * AVX2; N = 196 = 6 x 32 + 4, a 1x1 map: N = 1) through the full kernel computes all nr columns
- * into the scratch tile, 32 for 1 on AVX-512. These turn the tile
- * around: one vector holds the panel's mr rows at a depth (a masked load:
- * mr < the vector's lanes), one sum per column, W of them (w rounded up
- * to 4, 8 or 16; the packed B panel has zeros there), so a tile costs W
- * FMAs a depth instead of 2 mr. The sums are columns of C: they are
- * stored through a small buffer. */
-#define DEFINE_NARROW(target, name, w_, mr, MASK, VEC, ZERO, LOAD, FMA, SET1, STORE, LANES)        \
+ * AVX2; N = 196 = 6 x 32 + 4, a 1x1 map: N = 1) through the full kernel
+ * computes all nr columns into the scratch tile, 32 for 1 on AVX-512.
+ * These turn the tile around: one vector holds the panel's mr rows at a
+ * depth (a masked load: mr < the vector's lanes), one sum per column, W of
+ * them (w rounded up to 1, 2, 4, 8 or 16; the packed B panel has zeros
+ * there), so a tile costs W FMAs a depth instead of 2 mr. The sums are
+ * columns of C: they are stored through a small buffer.
+ * With few columns the sums are also split by depth, U ways (depth p into
+ * sum p % U, added at the end), so that W x U >= 8 chains keep two FMA
+ * pipes of latency 4 busy: with one chain, as a 1x1 layer on a 1x1 map
+ * has, every FMA waited for the last, and convsel's GEMV ran 2.5-3.7x
+ * slower than oneDNN's on weights in cache. */
+#define DEFINE_NARROW(target, name, w_, u_, mr, MASK, VEC, ZERO, LOAD, FMA, SET1, STORE, LANES)    \
     target static void name(size_t kc, const float *restrict a, const float *restrict b,           \
                             size_t ldb, float *restrict c, size_t ldc, size_t h, size_t w,         \
                             bool accumulate) {                                                     \
-        enum { W = (w_), MR = (mr) };                                                              \
+        enum { W = (w_), U = (u_), MR = (mr) };                                                    \
         MASK;                                                                                      \
-        VEC sum[W];                                                                                \
-        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[j] = ZERO;                        \
-        for (size_t p = 0; p < kc; p++) {                                                          \
+        VEC sum[U][W];                                                                             \
+        _Pragma("GCC unroll 16") for (int u = 0; u < U; u++)                                       \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[u][j] = ZERO;                 \
+        size_t p = 0;                                                                              \
+        for (; p + U <= kc; p += U)                                                                \
+            _Pragma("GCC unroll 16") for (int u = 0; u < U; u++) {                                 \
+                const VEC av = LOAD(a + (p + u) * MR);                                             \
+                _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[u][j] =                   \
+                    FMA(av, SET1(b[(p + u) * ldb + j]), sum[u][j]);                                \
+            }                                                                                      \
+        for (; p < kc; p++) {                                                                      \
             const VEC av = LOAD(a + p * MR);                                                       \
-            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[j] =                          \
-                FMA(av, SET1(b[p * ldb + j]), sum[j]);                                             \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[0][j] =                       \
+                FMA(av, SET1(b[p * ldb + j]), sum[0][j]);                                          \
         }                                                                                          \
+        _Pragma("GCC unroll 16") for (int u = 1; u < U; u++)                                       \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) sum[0][j] += sum[u][j];           \
         float t[W][LANES];                                                                         \
-        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) STORE(t[j], sum[j]);                  \
+        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) STORE(t[j], sum[0][j]);               \
         for (size_t i = 0; i < h; i++)                                                             \
             for (size_t j = 0; j < w; j++)                                                         \
                 c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + t[j][i];                   \
@@ -269,26 +284,34 @@ AVX2_ROWS(5)
 #define NARROW_MAX_AVX512 16
 #define NARROW_MAX_AVX2 8
 #define LOAD14(at) _mm512_maskz_loadu_ps(rows, (at))
-#define NARROW_AVX512(w_)                                                                          \
-    DEFINE_NARROW(CPU_TARGET_AVX512, narrow##w_##_avx512, w_, 14,                                  \
+#define NARROW_AVX512(w_, u_)                                                                      \
+    DEFINE_NARROW(CPU_TARGET_AVX512, narrow##w_##_avx512, w_, u_, 14,                              \
                   const __mmask16 rows = (__mmask16)((1u << MR) - 1), __m512, _mm512_setzero_ps(), \
                   LOAD14, _mm512_fmadd_ps, _mm512_set1_ps, _mm512_storeu_ps, 16)
-NARROW_AVX512(4)
-NARROW_AVX512(8)
-NARROW_AVX512(16)
+NARROW_AVX512(1, 8)
+NARROW_AVX512(2, 4)
+NARROW_AVX512(4, 2)
+NARROW_AVX512(8, 1)
+NARROW_AVX512(16, 1)
 #define LOAD6(at) _mm256_maskload_ps((at), rows)
-#define NARROW_AVX2(w_)                                                                            \
-    DEFINE_NARROW(CPU_TARGET_AVX2, narrow##w_##_avx2, w_, 6,                                       \
+#define NARROW_AVX2(w_, u_)                                                                        \
+    DEFINE_NARROW(CPU_TARGET_AVX2, narrow##w_##_avx2, w_, u_, 6,                                   \
                   const __m256i rows = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0), __m256,    \
                   _mm256_setzero_ps(), LOAD6, _mm256_fmadd_ps, _mm256_set1_ps, _mm256_storeu_ps,   \
                   8)
-NARROW_AVX2(4)
-NARROW_AVX2(8)
+NARROW_AVX2(1, 8)
+NARROW_AVX2(2, 4)
+NARROW_AVX2(4, 2)
+NARROW_AVX2(8, 1)
 
 CPU_TARGET_AVX512 static void narrow_avx512(size_t kc, const float *restrict a,
                                             const float *restrict b, size_t ldb, float *restrict c,
                                             size_t ldc, size_t h, size_t w, bool accumulate) {
-    if (w <= 4)
+    if (w == 1)
+        narrow1_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else if (w == 2)
+        narrow2_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else if (w <= 4)
         narrow4_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
     else if (w <= 8)
         narrow8_avx512(kc, a, b, ldb, c, ldc, h, w, accumulate);
@@ -299,7 +322,11 @@ CPU_TARGET_AVX512 static void narrow_avx512(size_t kc, const float *restrict a,
 CPU_TARGET_AVX2 static void narrow_avx2(size_t kc, const float *restrict a, const float *restrict b,
                                         size_t ldb, float *restrict c, size_t ldc, size_t h,
                                         size_t w, bool accumulate) {
-    if (w <= 4)
+    if (w == 1)
+        narrow1_avx2(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else if (w == 2)
+        narrow2_avx2(kc, a, b, ldb, c, ldc, h, w, accumulate);
+    else if (w <= 4)
         narrow4_avx2(kc, a, b, ldb, c, ldc, h, w, accumulate);
     else
         narrow8_avx2(kc, a, b, ldb, c, ldc, h, w, accumulate);
@@ -490,8 +517,8 @@ void sgemm_pack(const struct sgemm_kernel *kernel, bool is_a, const struct sgemm
  * warm; the key's destructor frees them when the thread ends. `shared` is
  * the calling thread's buffer for an operand packed once for every range. */
 struct buffers {
-    float *a, *b, *shared;
-    size_t a_cap, b_cap, shared_cap;
+    float *a, *b, *shared, *narrow;
+    size_t a_cap, b_cap, shared_cap, narrow_cap;
 };
 
 static pthread_key_t buffers_key;
@@ -502,6 +529,7 @@ static void free_buffers(void *p) {
     free(bf->a);
     free(bf->b);
     free(bf->shared);
+    free(bf->narrow);
     free(bf);
 }
 
@@ -575,9 +603,10 @@ struct range {
 };
 
 /* One range, with A and B packed (into this thread's buffers) as needed.
- * False when a buffer cannot be had. */
+ * b_narrow > 0: b_packed is a narrow B, b_narrow columns a depth over all
+ * of K (pack_narrow_b). False when a buffer cannot be had. */
 static bool run_range(const struct sgemm_op *op, const float *a_packed, const float *b_packed,
-                      const struct range *r) {
+                      size_t b_narrow, const struct range *r) {
     const struct sgemm_kernel *kn = op->kernel;
     const size_t mr = kn->mr, nr = kn->nr, mc_max = kn->mc, kb = kn->kc;
     const size_t m_pad = round_up(op->m, mr), n_pad = round_up(op->n, nr);
@@ -596,7 +625,9 @@ static bool run_range(const struct sgemm_op *op, const float *a_packed, const fl
         for (size_t jc = r->j0; jc < r->j1; jc += NC) {
             const size_t nc = r->j1 - jc < NC ? r->j1 - jc : NC;
             const size_t full = b_in_place ? nc / nr * nr : 0; /* panels read in place */
-            const float *bp = b_packed ? packed_at(b_packed, n_pad, p0, kc, jc) : pb;
+            const float *bp = b_narrow   ? b_packed + p0 * b_narrow
+                              : b_packed ? packed_at(b_packed, n_pad, p0, kc, jc)
+                                         : pb;
             if (!b_packed && full < nc)
                 pack_operand(kn, &op->b, false, jc + full, jc + nc, p0, kc, nr, pb);
             for (size_t ic = r->i0; ic < r->i1; ic += mc_max) {
@@ -607,7 +638,7 @@ static bool run_range(const struct sgemm_op *op, const float *a_packed, const fl
                 for (size_t jr = 0; jr < nc; jr += nr) {
                     const float *b =
                         jr < full ? op->b.matrix + p0 * op->b.ld + jc + jr : bp + (jr - full) * kc;
-                    const size_t ldb = jr < full ? op->b.ld : nr;
+                    const size_t ldb = jr < full ? op->b.ld : b_narrow ? b_narrow : nr;
                     for (size_t ir = 0; ir < mc; ir += mr)
                         tile(kn, kc, ap + ir * kc, b, ldb, r->c + (ic + ir) * r->ldc + jc + jr,
                              r->ldc, mc - ir < mr ? mc - ir : mr, nc - jr < nr ? nc - jr : nr, acc);
@@ -650,19 +681,19 @@ static void run_unbuffered(const struct sgemm_op *op, const struct range *r) {
         }
 }
 
-static void run_or_fallback(const struct sgemm_op *op, const float *a_packed, const float *b_packed,
-                            const struct range *r) {
-    if (!run_range(op, a_packed, b_packed, r))
-        run_unbuffered(op, r);
-}
-
 struct range_job {
     const struct sgemm_op *op;
     const float *a_packed, *b_packed;
+    size_t b_narrow;        /* > 0: b_packed is a narrow B of this many columns a depth */
     enum sgemm_split split; /* COLUMNS, ROWS or DEPTH */
     size_t ranges;          /* COLUMNS, DEPTH: how many */
     float *partial;         /* DEPTH: ranges 1.. write m x n each here; range 0 writes C */
 };
+
+static void run_or_fallback(const struct range_job *j, const struct range *r) {
+    if (!run_range(j->op, j->a_packed, j->b_packed, j->b_narrow, r))
+        run_unbuffered(j->op, r);
+}
 
 static void range_tasks(void *ctx, size_t begin, size_t end) {
     const struct range_job *j = ctx;
@@ -690,11 +721,11 @@ static void range_tasks(void *ctx, size_t begin, size_t end) {
             r.k1 = b1 * kb < op->k ? b1 * kb : op->k;
             r.c = t == 0 ? op->c : j->partial + (t - 1) * op->m * op->n;
             r.ldc = t == 0 ? op->ldc : op->n;
-            run_or_fallback(op, j->a_packed, j->b_packed, &r);
+            run_or_fallback(j, &r);
         }
         return;
     }
-    run_or_fallback(op, j->a_packed, j->b_packed, &r);
+    run_or_fallback(j, &r);
 }
 
 /* DEPTH: C's rows [begin, end) += every other range's buffer. */
@@ -756,6 +787,38 @@ static enum sgemm_split choose_split(const struct sgemm_op *op, size_t threads, 
     return SGEMM_SPLIT_ROWS;
 }
 
+/* The columns a narrow kernel reads for a tile of w (narrow_avx512,
+ * narrow_avx2): w rounded up to a power of two. */
+static size_t narrow_columns(size_t w) {
+    size_t cols = 1;
+    while (cols < w)
+        cols *= 2;
+    return cols;
+}
+
+/* A B of at most narrow_max columns (a 1x1 layer on a 1x1 map: one) is
+ * packed once for every range, narrow_columns(n) wide over all of K: a
+ * panel nr wide would put each depth's few columns on a cache line of
+ * their own (K x 128 bytes on AVX-512 for N = 1, more than L1 holds from
+ * K = 384), read again for every panel of A. True when it was. */
+static bool pack_narrow_b(struct range_job *j) {
+    const struct sgemm_op *op = j->op;
+    if (j->b_packed || op->n > op->kernel->narrow_max || op->kernel->narrow == NULL)
+        return false;
+    const size_t width = narrow_columns(op->n), kb = op->kernel->kc;
+    struct buffers *bf = thread_buffers();
+    float *out = bf ? grow(&bf->narrow, &bf->narrow_cap, width * op->k) : NULL;
+    if (out == NULL)
+        return false; /* packed by each range, as wider Bs are */
+    for (size_t p0 = 0; p0 < op->k; p0 += kb) {
+        const size_t kc = op->k - p0 < kb ? op->k - p0 : kb;
+        pack_operand(op->kernel, &op->b, false, 0, op->n, p0, kc, width, out + p0 * width);
+    }
+    j->b_packed = out;
+    j->b_narrow = width;
+    return true;
+}
+
 void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
     struct sgemm_op op = *in;
     if (op.kernel == NULL)
@@ -778,6 +841,7 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
                           .b_packed = op.b.packed,
                           .split =
                               forced ? op.split : choose_split(&op, threads, row_tasks, col_tasks)};
+    pack_narrow_b(&j);
     if (j.split == SGEMM_SPLIT_DEPTH) {
         const size_t blocks = (op.k + op.kernel->kc - 1) / op.kernel->kc,
                      want = threads * RANGES_PER_THREAD;

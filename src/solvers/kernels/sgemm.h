@@ -59,7 +59,9 @@ const struct sgemm_kernel *sgemm_kernel_best(void);
 const struct sgemm_kernel *sgemm_kernel_for(enum cpu_isa isa);
 
 /* Packs rows (for A) or columns (for B) [i0, i1) at depths [p0, p0 + kc)
- * into panels `width` wide (the kernel's mr for A, nr for B):
+ * into panels `width` wide (the kernel's mr for A, nr for B; a B of at
+ * most narrow_max columns in one panel of its width rounded up to a power
+ * of two):
  *   out[((i - i0) / width) * kc * width + (p - p0) * width + (i - i0) % width]
  * with zeros for i >= i1 up to the next multiple of width. i0 is a
  * multiple of width. Called concurrently for disjoint ranges. */
