@@ -39,6 +39,14 @@ int main(void) {
     expect("conv -c 8 -H 7 -W 7 -k 8 -S im2col_gemm -V 1 -i 1 --threads 1", 0,
            NEEDLES("solver    im2col_gemm", "threads   1", "verified"));
 
+    /* constant weights: the timed runs reuse the transformed weights, and
+     * the output is still the reference's (a 1x1 map: the narrow GEMM) */
+    expect("conv -c 64 -H 1 -W 1 -k 96 -y 1 -x 1 -p 0 -q 0 -S gemm_1x1 --weights constant -V 1 "
+           "-i 3",
+           0, NEEDLES("weights   constant", "verified"));
+    expect("conv -c 8 -H 7 -W 7 -k 8 -i 1", 0, NEEDLES("weights   per-call"));
+    expect("conv --weights sometimes", 2, NEEDLES("--weights sometimes: must be constant or per-call"));
+
     expect("conv -n 2 -c 32 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 --find", 0,
            NEEDLES("rank solver", "gemm_1x1", "im2col_gemm", "GFLOP/s"));
 

@@ -28,7 +28,7 @@ static const char summary[] =
 struct conv_options {
     struct problem_flags pf;
     int64_t iters, verify, threads;
-    const char *solver;
+    const char *solver, *weights;
     bool find;
 };
 
@@ -141,9 +141,9 @@ static void print_extrapolation(const struct conv_problem *p, int threads,
 }
 
 int cmd_conv(int argc, char **argv) {
-    struct conv_options o = {.iters = 10, .verify = 0, .solver = "auto"};
+    struct conv_options o = {.iters = 10, .verify = 0, .solver = "auto", .weights = "per-call"};
     problem_flags_defaults(&o.pf);
-    struct cli_flag flags[PROBLEM_FLAG_COUNT + 5];
+    struct cli_flag flags[PROBLEM_FLAG_COUNT + 6];
     problem_flags_table(&o.pf, flags);
     flags[PROBLEM_FLAG_COUNT + 0] =
         (struct cli_flag){"-i",     "--iter", CLI_INT,
@@ -157,9 +157,13 @@ int cmd_conv(int argc, char **argv) {
     flags[PROBLEM_FLAG_COUNT + 4] =
         (struct cli_flag){NULL,    "--find", CLI_SWITCH,
                           &o.find, "",       "time every applicable solver and print the table"};
+    flags[PROBLEM_FLAG_COUNT + 5] = (struct cli_flag){
+        NULL, "--weights", CLI_STRING, &o.weights, "MODE",
+        "per-call (default: solvers transform the weights on every call) or constant (once, "
+        "as in inference and convsel bench; convsel_set_weights_constant)"};
     const size_t nflags = sizeof flags / sizeof flags[0];
 
-    bool given[PROBLEM_FLAG_COUNT + 5] = {false};
+    bool given[PROBLEM_FLAG_COUNT + 6] = {false};
     int rc = cli_parse_given("conv", summary, argc, argv, flags, nflags, given);
     if (rc != EXIT_OK)
         return rc < 0 ? EXIT_OK : rc;
@@ -174,6 +178,9 @@ int cmd_conv(int argc, char **argv) {
         fprintf(stderr, "convsel conv: -V %lld: must be 0 or 1\n", (long long)o.verify);
         return EXIT_USAGE;
     }
+    bool weights_constant;
+    if (!cli_weights_mode("conv", o.weights, &weights_constant))
+        return EXIT_USAGE;
 
     convsel_handle_t h;
     if (convsel_handle_create(&h) != CONVSEL_STATUS_SUCCESS) {
@@ -189,6 +196,7 @@ int cmd_conv(int argc, char **argv) {
         convsel_handle_destroy(h);
         return EXIT_USAGE;
     }
+    convsel_set_weights_constant(h, weights_constant); /* before ranking: it prices the mode */
     if ((rc = problem_descs_create("conv", h, &o.pf, &d)) != EXIT_OK) {
         convsel_handle_destroy(h);
         return rc;
@@ -266,6 +274,7 @@ int cmd_conv(int argc, char **argv) {
         printf("solver    %s\n", s->name);
     }
     printf("threads   %d\n", threads);
+    printf("weights   %s\n", weights_constant ? "constant" : "per-call");
     char isa[160];
     cpu_isa_describe(isa, sizeof isa);
     printf("kernels   %s\n", isa);
