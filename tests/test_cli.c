@@ -45,7 +45,8 @@ int main(void) {
            "-i 3",
            0, NEEDLES("weights   constant", "verified"));
     expect("conv -c 8 -H 7 -W 7 -k 8 -i 1", 0, NEEDLES("weights   per-call"));
-    expect("conv --weights sometimes", 2, NEEDLES("--weights sometimes: must be constant or per-call"));
+    expect("conv --weights sometimes", 2,
+           NEEDLES("--weights sometimes: must be constant or per-call"));
 
     expect("conv -n 2 -c 32 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 --find", 0,
            NEEDLES("rank solver", "gemm_1x1", "im2col_gemm", "GFLOP/s"));

@@ -158,7 +158,11 @@ int cmd_conv(int argc, char **argv) {
         (struct cli_flag){NULL,    "--find", CLI_SWITCH,
                           &o.find, "",       "time every applicable solver and print the table"};
     flags[PROBLEM_FLAG_COUNT + 5] = (struct cli_flag){
-        NULL, "--weights", CLI_STRING, &o.weights, "MODE",
+        NULL,
+        "--weights",
+        CLI_STRING,
+        &o.weights,
+        "MODE",
         "per-call (default: solvers transform the weights on every call) or constant (once, "
         "as in inference and convsel bench; convsel_set_weights_constant)"};
     const size_t nflags = sizeof flags / sizeof flags[0];
