@@ -84,6 +84,8 @@ int main(void) {
         {2, 16, 16, 17, 16, 1, 0},   /* 272 pixels */
         {1, 48, 24, 7, 7, 1, 0},     /* one image */
         {3, 32, 16, 7, 7, 4, 0},     /* groups: per image and group */
+        {1, 2048, 512, 1, 1, 1, 0},  /* one image on a 1x1 map: a GEMV of the weights as they are */
+        {1, 333, 75, 1, 1, 3, 0},    /* the same per group, rows and depths past a vector */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int v = 0; v < 8; v++) {

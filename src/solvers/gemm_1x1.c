@@ -4,7 +4,8 @@
  * the sampled pixels are packed by the GEMM straight from x in NCHW (the
  * im2col packer of a 1x1 filter), and gathered into the workspace (OH*OW x
  * C/g, 1/stride^2 of the input) in NHWC. The weights are packed once per
- * call, or once per address when constant (gemm_common.h). */
+ * call, or once per address when constant (gemm_common.h), but on a 1x1
+ * map in NCHW (unit_gemv), where they are read as they are. */
 #include <string.h>
 
 #include "solvers/gemm_common.h"
@@ -65,7 +66,19 @@ static bool unit_folds(const struct conv_problem *p) {
     return gemm_folds(p) && (kc >= c_plus_k * p->h * p->w || 2 * kc >= 192 * c_plus_k);
 }
 
+/* NCHW, a 1x1 map, not folded (one image, or weights too small to fold
+ * for): each image and group is a GEMV (N = 1), which reads every weight
+ * once. It reads the weights as they are (sgemm's GEMV) instead of
+ * packing them: packing is a pass of its own over all of them, on every
+ * call, and panels of 14 rows are slower to read back than rows (a
+ * squeeze-excitation layer's 2048 -> 512: docs/gemv-2026-12-04.txt). */
+static bool unit_gemv(const struct conv_problem *p) {
+    return p->layout == CONVSEL_LAYOUT_NCHW && p->h * p->w == 1 && !unit_folds(p);
+}
+
 static size_t unit_workspace(const struct conv_problem *p) {
+    if (unit_gemv(p))
+        return 0;
     const size_t weights = gemm_weights_workspace_bytes(p);
     return unit_folds(p)
                ? gemm_round_up_64(weights) + (size_t)(p->k * p->n * p->h * p->w) * sizeof(float)
@@ -105,6 +118,24 @@ extern const struct solver solver_gemm_1x1, solver_gemm_1x1_strided; /* plans' o
 static convsel_status_t unit_run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     const int64_t cg = p->c / p->groups;
+    if (unit_gemv(p)) {
+        /* y_g (kg x 1) = W_g (kg x cg, rows of cg in KCRS and KRSC alike) * x_g */
+        const int64_t kg = p->k / p->groups;
+        for (int64_t n = 0; n < p->n; n++)
+            for (int64_t g = 0; g < p->groups; g++) {
+                const struct sgemm_op op = {
+                    .m = (size_t)kg,
+                    .n = 1,
+                    .k = (size_t)cg,
+                    .a = {.matrix = a->w + g * kg * cg, .ld = (size_t)cg},
+                    .b = {.matrix = a->x + n * p->x_stride[DIM_N] + g * cg * p->x_stride[DIM_C],
+                          .ld = (size_t)p->x_stride[DIM_C]},
+                    .c = a->y + n * p->y_stride[DIM_N] + g * kg * p->y_stride[DIM_C],
+                    .ldc = (size_t)p->y_stride[DIM_C]};
+                sgemm_run(&op, a->pool);
+            }
+        return CONVSEL_STATUS_SUCCESS;
+    }
     const float *weights = gemm_packed_weights(a, &solver_gemm_1x1, a->workspace);
     if (unit_folds(p)) {
         const size_t cols = (size_t)(p->n * p->h * p->w);

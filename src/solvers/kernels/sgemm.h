@@ -51,6 +51,10 @@ struct sgemm_kernel {
     void (*narrow)(size_t kc, const float *restrict a, const float *restrict b, size_t ldb,
                    float *restrict c, size_t ldc, size_t h, size_t w, bool accumulate);
     size_t narrow_max;
+    /* C's one column (m rows, ldc apart) = a plain row-major A (lda) * a
+     * contiguous b of k floats: a GEMM of N = 1, A read as it is. */
+    void (*gemv)(size_t m, size_t k, const float *restrict a, size_t lda, const float *restrict b,
+                 float *restrict c, size_t ldc);
 };
 
 /* The kernel for this CPU (cpu_best_isa), or for isa (NULL when the CPU
