@@ -106,6 +106,14 @@ static void drift(const char *csv, const char *db_path) {
              csv, db_path);
     CHECK(tune(args) == 0 && test_contains(out, "(replacing ")); /* (measured this second) */
     CHECK(fabs(calibration_row(db_path, NULL) - ms / 4) > 1e-5);
+    /* a re-time on a machine that reads as the reference did keeps it: the
+     * records it does not reach were timed at that scale */
+    const double now_ref = calibration_row(db_path, NULL);
+    snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 1000 --remeasure-before now",
+             csv, db_path);
+    CHECK(tune(args) == 0 && test_contains(out, "tune: 2 measured") &&
+          test_contains(out, "x the database's") && !test_contains(out, "(replacing "));
+    CHECK(fabs(calibration_row(db_path, NULL) - now_ref) < 1e-9);
     /* hand-edited rows are named, not guessed at */
     calibration_row(db_path, "'fast'");
     snprintf(args, sizeof args, "--problems %s --db %s --drift-guard 15", csv, db_path);

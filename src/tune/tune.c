@@ -233,7 +233,10 @@ static bool check_weights_mode(struct tuner *t, bool constant, char *err, size_t
  * quiet machine's (contention only slows them); while it reads slower than
  * the reference it is retried for some seconds, which outlasts a busy
  * moment, not a changed machine. A run that re-times every record older
- * than the reference records its own. */
+ * than the reference records its own, but only when it reads outside the
+ * guard: a re-time of some problems after a solver changed (a few thousand
+ * of a database's problems) on a machine that still reads as the reference
+ * did leaves the reference, which the untouched records were timed at. */
 static bool check_scale(struct tuner *t, struct calibration *cal, const struct tune_options *o,
                         struct tune_summary *s, char *err, size_t cap) {
     struct perfdb_calibration ref = {0};
@@ -256,10 +259,10 @@ static bool check_scale(struct tuner *t, struct calibration *cal, const struct t
     }
     s->scale_ms = best;
     s->scale_ref_ms = ref.ms, s->scale_ref_at = ref.at; /* 0 without one */
+    const double r = have == 1 ? best / ref.ms : 0;
+    if (have == 1 && r <= band && r >= 1 / band)
+        return true;
     if (have == 1 && o->remeasure_before <= ref.at) {
-        const double r = best / ref.ms;
-        if (r <= band && r >= 1 / band)
-            return true;
         char when[40] = "?";
         const time_t at = (time_t)ref.at;
         struct tm tm;
