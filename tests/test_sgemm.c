@@ -73,6 +73,40 @@ static void pack_plain(const void *ctx, size_t i0, size_t i1, size_t p0, size_t 
         }
 }
 
+/* sgemm_pack of a plain matrix (A row-major, B transposed: its panels
+ * are a transposition, 8 x 8 or 16 x 16 blocks in registers) equals the
+ * same packing through the callback, element for element, and writes
+ * nothing past the packed size: AVX2's transposition stores the first 6
+ * floats of each vector (A's panels) piecewise, and a store one float too
+ * wide would land in the guard after the last panel. (The narrow B widths
+ * 1, 2, 4 go through sgemm_run's checks above, n = 1, 2, 3, under ASan.) */
+static bool check_pack(const struct sgemm_kernel *kn, bool is_a, size_t rows, size_t k,
+                       struct rng *g) {
+    enum { GUARD = 16 };
+    /* A (rows x k) or B^T (rows = B's columns, x k), depths contiguous */
+    const size_t ld = k + 3, floats = sgemm_packed_floats(kn, is_a, rows, k);
+    float *x = malloc(rows * ld * sizeof *x);
+    float *got = malloc((floats + GUARD) * sizeof *got), *want = malloc(floats * sizeof *want);
+    rng_fill(g, x, rows * ld);
+    for (size_t i = 0; i < floats + GUARD; i++)
+        got[i] = -555.0f;
+    const struct sgemm_operand plain = {.matrix = x, .ld = ld, .trans = !is_a};
+    const struct plain cb_ctx = {x, ld, true};
+    const struct sgemm_operand cb = {.pack = pack_plain, .ctx = &cb_ctx};
+    sgemm_pack(kn, is_a, &plain, rows, k, got, NULL);
+    sgemm_pack(kn, is_a, &cb, rows, k, want, NULL);
+    bool ok = true;
+    for (size_t i = 0; i < floats && ok; i++)
+        ok = got[i] == want[i];
+    for (size_t i = floats; i < floats + GUARD && ok; i++)
+        ok = got[i] == -555.0f;
+    if (!ok)
+        fprintf(stderr, "  pack %s rows %zu k %zu (mr %zu nr %zu)\n", is_a ? "A" : "B^T", rows, k,
+                kn->mr, kn->nr);
+    free(x), free(got), free(want);
+    return ok;
+}
+
 /* C = A * B with A and B each plain (0), packed (1) or a callback (2),
  * shared out among the threads as `split` says. */
 static bool check_operands(const struct sgemm_kernel *kn, size_t m, size_t n, size_t k, int how_a,
@@ -144,6 +178,13 @@ int main(void) {
             for (size_t k = 40; k < 1000; k += 490) {
                 CHECK(check((enum cpu_isa)isa, 2 * kn->mr + r, 2 * kn->nr + 3, k, r % 2, NULL, &g));
                 CHECK(check((enum cpu_isa)isa, 2 * kn->mr + r, 8 * kn->nr, k, r % 2, pool, &g));
+            }
+        /* the transposing packer against the callback, every panel
+         * height and narrow B width, depths across a 16-block and a KC block */
+        for (size_t rows = 1; rows <= 2 * kn->nr + 1; rows++)
+            for (size_t k = 15; k < 600; k += 290) {
+                CHECK(check_pack(kn, true, rows, k, &g));
+                CHECK(check_pack(kn, false, rows, k, &g));
             }
         checked++;
     }
