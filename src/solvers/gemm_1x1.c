@@ -91,7 +91,12 @@ struct fold {
     float *c; /* K x n*H*W */
 };
 
-/* B (C x n*H*W): column j is pixel j % H*W of image j / H*W (sgemm_pack_fn). */
+/* B (C x n*H*W): column j is pixel j % H*W of image j / H*W (sgemm_pack_fn).
+ * A panel's columns are runs of pixels of one image each, found once per
+ * panel; each depth then copies its runs in a loop. A run is at most a
+ * panel (16-32 floats), and a memcpy and a memset per run and depth, with
+ * a division to find the run, cost as much as the copy (gemm_common.c's
+ * im2col packer measured so). */
 static void fold_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t kc, size_t width,
                       float *out) {
     const struct fold *f = ctx;
@@ -99,16 +104,24 @@ static void fold_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t k
     for (size_t jb = j0; jb < j1; jb += width) {
         float *panel = out + (jb - j0) / width * kc * width;
         const size_t end = jb + width < j1 ? jb + width : j1;
+        struct {
+            size_t at, from, len; /* panel lane, offset in a channel plane, floats */
+        } run[SGEMM_MAX_NR];
+        size_t runs = 0;
+        for (size_t j = jb; j < end; runs++) {
+            const size_t n = j / hw, pix = j % hw;
+            const size_t len = hw - pix < end - j ? hw - pix : end - j;
+            run[runs].at = j - jb, run[runs].from = n * image + pix, run[runs].len = len;
+            j += len;
+        }
         for (size_t q = 0; q < kc; q++) {
             float *dst = panel + q * width;
             const float *channel = f->x + (p0 + q) * hw;
-            for (size_t j = jb; j < end;) {
-                const size_t n = j / hw, pix = j % hw;
-                const size_t run = hw - pix < end - j ? hw - pix : end - j;
-                memcpy(dst + (j - jb), channel + n * image + pix, run * sizeof(float));
-                j += run;
-            }
-            memset(dst + (end - jb), 0, (width - (end - jb)) * sizeof(float));
+            for (size_t r = 0; r < runs; r++)
+                for (size_t k = 0; k < run[r].len; k++)
+                    dst[run[r].at + k] = channel[run[r].from + k];
+            for (size_t k = end - jb; k < width; k++)
+                dst[k] = 0.0f;
         }
     }
 }
