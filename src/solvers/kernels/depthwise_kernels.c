@@ -125,6 +125,18 @@ static inline __attribute__((always_inline)) void next_tap(int64_t dq, int64_t d
         *phase -= sw, ++*j;
 }
 
+/* A row of the output into a block's sums: whole vectors by a copy of
+ * constant size (no call), a short last block element by element; a
+ * memcpy of `cols` floats was a library call per row and channel. */
+#define LOAD_ROW(sum, from, cols)                                                                  \
+    do {                                                                                           \
+        if ((cols) == BAND_COLS)                                                                   \
+            memcpy(&(sum), (from), sizeof(sum));                                                   \
+        else                                                                                       \
+            for (int64_t i_ = 0; i_ < (cols); i_++)                                                \
+                (sum)[i_] = (from)[i_];                                                            \
+    } while (0)
+
 /* The block's sums (sets of them per row, added) to its nrows x cols of
  * the output, rows ow apart. A macro, not a function, so that both blocks
  * keep the code their loops had: an inline function taking the sums
