@@ -331,7 +331,13 @@ void gemm_fold_scatter(void *ctx, size_t k0, size_t k1) {
     const struct gemm_fold_out *f = ctx;
     const size_t pixels = (size_t)(f->p->oh * f->p->ow), n = (size_t)f->p->n;
     for (size_t k = k0; k < k1; k++)
-        for (size_t i = 0; i < n; i++)
-            memcpy(f->y + i * (size_t)f->p->y_stride[DIM_N] + k * pixels,
-                   f->c + (k * n + i) * pixels, pixels * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            float *to = f->y + i * (size_t)f->p->y_stride[DIM_N] + k * pixels;
+            const float *from = f->c + (k * n + i) * pixels;
+            if (pixels < 16) /* a 1x1-3x3 map: a call per image and channel cost more than this */
+                for (size_t q = 0; q < pixels; q++)
+                    to[q] = from[q];
+            else
+                memcpy(to, from, pixels * sizeof(float));
+        }
 }
