@@ -485,9 +485,13 @@ static void pack_matrix(const struct sgemm_kernel *kn, const struct sgemm_operan
         const size_t w = i1 - q < width ? i1 - q : width;
         float *panel = out + (q - i0) * kc;
         if (si == 1) { /* a row of the panel is contiguous in memory */
+            /* a loop, not memcpy: a panel's row is 1-32 floats (a narrow B
+             * of a 1x1 layer on a 2x2 map: 4), and a call per depth cost
+             * more than the copy */
             const float *src = o->matrix + p0 * sp + q;
             for (size_t p = 0; p < kc; p++) {
-                memcpy(panel + p * width, src + p * sp, w * sizeof *panel);
+                for (size_t j = 0; j < w; j++)
+                    panel[p * width + j] = src[p * sp + j];
                 for (size_t j = w; j < width; j++)
                     panel[p * width + j] = 0.0f;
             }
