@@ -204,10 +204,10 @@ void gemm_im2col_pack(const void *ctx, size_t j0, size_t j1, size_t p0, size_t k
                     /* The common case, a run inside the row: copied here, not by
                      * memcpy. A run is at most one panel wide (16 floats on AVX2),
                      * and the library calls (a memset, a memcpy and a memset per
-                     * run and tap) cost as much as the copy: im2col_gemm on
-                     * ResNet-50's 3x3 64 -> 64 at 56x56 spent ~30 % of its time
-                     * packing (one thread, AVX2). Strided runs skip the bounds
-                     * test of each element below. */
+                     * run and tap) cost as much as the copy: without them
+                     * im2col_gemm on ResNet-50's 3x3 64 -> 64 at 56x56 ran 1.12x
+                     * (one thread) and 1.22x (two) as fast on AVX2. Strided runs
+                     * skip the bounds test of each element below. */
                     const float *src = row + ix0;
                     if (p->stride_w == 1)
                         for (int64_t k = 0; k < len; k++)
