@@ -179,8 +179,9 @@ int main(void) {
                 CHECK(check((enum cpu_isa)isa, 2 * kn->mr + r, 2 * kn->nr + 3, k, r % 2, NULL, &g));
                 CHECK(check((enum cpu_isa)isa, 2 * kn->mr + r, 8 * kn->nr, k, r % 2, pool, &g));
             }
-        /* the transposing packer against the callback, every panel
-         * height and narrow B width, depths across a 16-block and a KC block */
+        /* the transposing packer against the callback: A and B panels of
+         * every height up to two B panels, depths across a 16-block and a
+         * KC block */
         for (size_t rows = 1; rows <= 2 * kn->nr + 1; rows++)
             for (size_t k = 15; k < 600; k += 290) {
                 CHECK(check_pack(kn, true, rows, k, &g));

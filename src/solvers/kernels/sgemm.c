@@ -138,8 +138,8 @@ DEFINE_UKERNEL(CPU_TARGET_AVX2, ukernel_6x16_avx2, 6, 6, 8, v8f)
 /* The first n (1..8) floats of v to out, and nothing past them. Not a
  * masked store: AMD's Zen 2 and 3 run VMASKMOVPS to memory as a microcoded
  * sequence (~12 cycles each), and with one per depth of a 6-row panel,
- * packing an A ran at 1.1 ns a float, as long as a 6 x 16 tile's FMAs for
- * a depth of 100 (bench: 256 x 2304, one thread, 0.65 ms). */
+ * packing a row-major A ran at 1.0-1.1 ns a float; with these stores 0.5
+ * (256 x 2304 on one thread of a Zen 3: 0.65-0.75 -> 0.34 ms). */
 CPU_TARGET_AVX2 static inline void store_first_avx2(float *out, __m256 v, size_t n) {
     if (n == 8) {
         _mm256_storeu_ps(out, v);
