@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -278,6 +279,39 @@ int main(void) {
               weights_cost_ms(&again.weights, "winograd_f4x3", false, 1e6) == winograd);
         perfdb_close(db);
         /* and not on the tune after */
+        CHECK(tune(args) == 0 && !test_contains(out, "measured again"));
+    }
+    /* the weights costs carry when they were measured; a re-time
+     * (--remeasure-before T) measures them again when they are older than
+     * T, as it does the problems' timings: a solver's faster packer made
+     * the stored costs stale. T here is before every record, so no
+     * problem is measured again, and a resumed run with the same T does
+     * not measure the costs twice. */
+    {
+        char e[PERFDB_ERROR_MAX], sig[PERFDB_MACHINE_MAX], again_args[2200];
+        struct machine_limits l, again;
+        machine_signature(1, sig, sizeof sig);
+        struct perfdb *db = perfdb_open(test_tmp_path("all.db"), false, 0, e, sizeof e);
+        const bool got = db && perfdb_get_limits(db, sig, &l, e, sizeof e) == 1;
+        const int64_t now = (int64_t)time(NULL);
+        CHECK(got && l.weights.at > now - 3600 && l.weights.at <= now);
+        l.weights.at = 1000;
+        for (int i = 0; i < l.weights.count; i++)
+            l.weights.ns[i][0] = l.weights.ns[i][1] = 123456; /* stale: replaced below */
+        CHECK(got && perfdb_put_limits(db, sig, &l, e, sizeof e));
+        perfdb_close(db);
+        snprintf(again_args, sizeof again_args, "%s --remeasure-before 1500", args);
+        CHECK(tune(again_args) == 0 &&
+              test_contains(out, "per-call weights cost each solver was measured again") &&
+              test_contains(out, "tune: 0 measured, 8 skipped, 0 failed"));
+        db = perfdb_open(test_tmp_path("all.db"), true, 0, e, sizeof e);
+        CHECK(db && perfdb_get_limits(db, sig, &again, e, sizeof e) == 1 &&
+              again.weights.at >= now && again.weights.count >= 3 &&
+              weights_cost_ms(&again.weights, "winograd_f4x3", false, 1e6) > 0 &&
+              weights_cost_ms(&again.weights, "winograd_f4x3", false, 1e6) < 123456.0);
+        perfdb_close(db);
+        CHECK(tune(again_args) == 0 && !test_contains(out, "weights cost each solver") &&
+              test_contains(out, "tune: 0 of them measured again"));
         CHECK(tune(args) == 0 && !test_contains(out, "measured again"));
     }
     /* one weights mode per database and machine: per-call timings are not

@@ -400,6 +400,20 @@ static void schema_and_extras(void) {
         "peak_gflops=400 bw=16384:500 method=-2",
         "peak_gflops=400 bw=16384:500 method=2 weights=a:1:1",
         "peak_gflops=400 bw=16384:500 weights=a:1:1 method=99999",
+        /* when the weights costs were measured: a whole positive number
+         * after them, and only after them */
+        "peak_gflops=400 bw=16384:500 weights_at=1796600000",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=0",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=-5",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=+5",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=12x",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=1.5",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=99999999999",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=5 weights_at=6",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=5 extra",
+        "peak_gflops=400 bw=16384:500 weights_at=5 weights=a:1:1",
+        "peak_gflops=400 bw=16384:500 weights=a:1:1 method=2 weights_at=5",
     };
     for (size_t i = 0; i < sizeof bad_limits / sizeof bad_limits[0]; i++)
         if (!CHECK(!peak_parse(bad_limits[i], &back)))
@@ -413,6 +427,18 @@ static void schema_and_extras(void) {
           back.method == 2 && back.weights.count == 1 && back.weights.ns[0][1] == 1);
     peak_format(&back, text, sizeof text);
     CHECK(test_contains(text, " method=2") && peak_parse(text, &back) && back.method == 2);
+    /* the weights costs' time reads back, with or without a method; none is 0 */
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=1796600000 method=2",
+                     &back) &&
+          back.weights.at == 1796600000 && back.weights.count == 1 && back.method == 2);
+    peak_format(&back, text, sizeof text);
+    CHECK(test_contains(text, "weights=a:1:1 weights_at=1796600000 method=2") &&
+          peak_parse(text, &back) && back.weights.at == 1796600000);
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500 weights=a:1:1 weights_at=7", &back) &&
+          back.weights.at == 7 && back.method == 1);
+    CHECK(peak_parse("peak_gflops=400 bw=16384:500 weights=a:1:1", &back) && back.weights.at == 0);
+    peak_format(&back, text, sizeof text);
+    CHECK(!test_contains(text, "weights_at"));
     /* what parses formats to what parses (fuzz_limits' first finding: a
      * bandwidth of .0039 was written back as "0.0"); bytes are whole */
     CHECK(peak_parse("peak_gflops=0.01 bw=16384:.0039", &back));

@@ -25,7 +25,8 @@ static const char summary[] =
     "recorded with their network and family (convsel eval leaves families out by them).\n"
     "Problems already in the database for this machine signature are skipped, so a run\n"
     "can be interrupted and resumed; --remeasure-before T|now measures again those whose\n"
-    "records are all older than T (after a solver changed; resumable with the same T).\n"
+    "records are all older than T (after a solver changed; resumable with the same T), and\n"
+    "the per-call weights costs (below) when they are older than T.\n"
     "--shard I/N takes problems I, I+N, I+2N, ...\n"
     "Noise guard: a fixed calibration (1x32x56x56, 32 3x3 filters, on im2col_gemm and\n"
     "onednn_direct) is timed before and after every problem; when it is slower than\n"
@@ -314,6 +315,9 @@ int cmd_tune(int argc, char **argv) {
     if (s.limits_remeasured)
         printf("tune: the machine's peak and bandwidth were measured again (the stored ones came "
                "from an older peak loop)\n");
+    if (s.weights_remeasured)
+        printf("tune: what per-call weights cost each solver was measured again (the stored "
+               "costs were older than --remeasure-before)\n");
     if (o.remeasure_before)
         printf("tune: %d of them measured again (their older records replaced)\n", s.remeasured);
     return result == TUNE_RUN_OK ? EXIT_OK : EXIT_FAILED;

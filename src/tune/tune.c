@@ -331,10 +331,16 @@ enum tune_result tune_run(const struct tune_options *o, const struct problem_lis
         peak_measure(threads, &limits);
     }
     /* and what per-call weights cost each solver (tune/weights_probe.h),
-     * added to limits measured before it existed */
-    const bool probe = ok && limits.present && limits.weights.count == 0;
-    if (probe)
+     * added to limits measured before it existed, and measured again by a
+     * re-time after a solver changed: they are the solvers' costs, like
+     * their timings (a faster packer made them stale) */
+    const bool probe = ok && limits.present &&
+                       (limits.weights.count == 0 || limits.weights.at < o->remeasure_before);
+    if (probe) {
+        s->weights_remeasured = limits.weights.count > 0;
         ok = weights_probe_measure(t.h, &limits.weights, err, cap);
+        limits.weights.at = (int64_t)time(NULL);
+    }
     if (ok && limits.present && (have == 0 || probe || stale))
         ok = perfdb_put_limits(t.db, t.machine, &limits, err, cap);
     if (ok)

@@ -10,7 +10,9 @@
  * skipped, unless every record of it is older than remeasure_before: then
  * it is measured again and its records replaced (a solver changed, and the
  * problems it runs are re-timed beside the others; a resumed run with the
- * same cut-off skips what the first one measured again). Shards
+ * same cut-off skips what the first one measured again); so are the
+ * per-call weights costs stored with the machine's limits when they were
+ * measured before remeasure_before (tune.c). Shards
  * (shard_index / shard_count) take every N-th problem of the same list. A
  * noise guard (util/noise_guard.h) times a fixed calibration before and
  * after each problem and keeps measurements from a busy machine out of
@@ -56,8 +58,9 @@ typedef void (*tune_progress_fn)(void *ctx, const struct tune_event *event);
 
 struct tune_summary {
     int measured, skipped, failed, noisy, total;
-    int remeasured;         /* of measured: problems whose older records were replaced */
-    bool limits_remeasured; /* the machine's limits were from an older peak loop */
+    int remeasured;          /* of measured: problems whose older records were replaced */
+    bool limits_remeasured;  /* the machine's limits were from an older peak loop */
+    bool weights_remeasured; /* the per-call weights costs were older than remeasure_before */
     long calibrations, busy, waited_s;
     double best_calibration_ms, seconds;
     /* The machine's scale (drift guard on): the calibration at the start,

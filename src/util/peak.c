@@ -288,9 +288,15 @@ void peak_format(const struct machine_limits *l, char *buf, size_t cap) {
         n += (size_t)snprintf(buf + n, cap - n, "%s%s:%.4g:%.4g",
                               i ? "," : " weights=", l->weights.solver[i], l->weights.ns[i][0],
                               l->weights.ns[i][1]);
+    if (l->weights.count > 0 && l->weights.at > 0 && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, " weights_at=%lld", (long long)l->weights.at);
     if (l->method > 1 && n < cap)
         snprintf(buf + n, cap - n, " method=%d", l->method);
 }
+
+/* The latest weights_at read: the year 2286, past any timestamp a database
+ * written now holds, far inside long long. */
+#define WEIGHTS_AT_MAX 9999999999LL
 
 /* ns per weight element: -1 (not measured) or in [0, 1e6]. */
 static bool weights_ns(const char *s, char **end, double *out) {
@@ -363,6 +369,18 @@ bool peak_parse(const char *text, struct machine_limits *out) {
         return false;
     memcpy(weights, s, wlen);
     weights[wlen] = '\0';
+    /* " weights_at=T" ends the weights, and only follows them */
+    char *at = strstr(weights, " weights_at=");
+    if (at) {
+        const char *t = at + 12;
+        if (!(*t >= '1' && *t <= '9') || strncmp(weights, " weights=", 9) != 0)
+            return false;
+        const long long v = strtoll(t, &end, 10);
+        if (*end != '\0' || v < 1 || v > WEIGHTS_AT_MAX)
+            return false;
+        out->weights.at = v;
+        *at = '\0';
+    }
     if (strncmp(weights, " weights=", 9) == 0) {
         if (!parse_weights(weights + 9, &out->weights))
             return false;

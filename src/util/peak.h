@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define LIMITS_LEVELS_MAX 6
 
@@ -33,6 +34,11 @@ struct weights_costs {
     int count;
     char solver[LIMITS_SOLVERS_MAX][LIMITS_NAME_MAX];
     double ns[LIMITS_SOLVERS_MAX][2];
+    /* When they were measured (Unix seconds; 0: before this was kept).
+     * Unlike the peak and the bandwidth they depend on the solvers' code:
+     * a re-time after a solver changed (tune --remeasure-before T)
+     * measures them again when they are older than T. */
+    int64_t at;
 };
 
 /* The peak loop's version. 1: 16 chains at every ISA level, which spill
@@ -59,9 +65,9 @@ double peak_bandwidth_gbs(size_t bytes, int threads);
 /* Both, at the working sets PEAK_LEVEL_BYTES (16 KiB .. 256 MiB). */
 void peak_measure(int threads, struct machine_limits *out);
 
-/* "peak_gflops=P bw=B:G,B:G,... [weights=SOLVER:NS1:NS2,...] [method=M]"
- * and back (the database's meta table keeps it as text; NS -1: not
- * measured; no method: 1).
+/* "peak_gflops=P bw=B:G,B:G,... [weights=SOLVER:NS1:NS2,... [weights_at=T]]
+ * [method=M]" and back (the database's meta table keeps it as text; NS -1:
+ * not measured; no weights_at: 0; no method: 1).
  * parse: false on anything malformed or out of range. */
 void peak_format(const struct machine_limits *l, char *buf, size_t cap);
 bool peak_parse(const char *text, struct machine_limits *out);
