@@ -13,7 +13,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool same(const struct machine_limits *a, const struct machine_limits *b) {
-    if (a->levels != b->levels || a->method != b->method || a->weights.count != b->weights.count)
+    if (a->levels != b->levels || a->method != b->method || a->weights.count != b->weights.count ||
+        a->weights.at != b->weights.at)
         return false;
     for (int i = 0; i < a->weights.count; i++)
         if (strcmp(a->weights.solver[i], b->weights.solver[i]) != 0)
