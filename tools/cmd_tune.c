@@ -312,6 +312,10 @@ int cmd_tune(int argc, char **argv) {
     printf("tune: %d measured, %d skipped, %d failed, %d noisy (%d problems in this shard) in "
            "%.1f s\n",
            s.measured, s.skipped, s.failed, s.noisy, s.total, s.seconds);
+    if (s.scale_refined_ms > 0)
+        printf("tune: drift guard: the database's reference is now %.3f ms, this run's fastest "
+               "calibration (its start read %.3f ms)\n",
+               s.scale_refined_ms, s.scale_ms);
     if (s.limits_remeasured)
         printf("tune: the machine's peak and bandwidth were measured again (the stored ones came "
                "from an older peak loop)\n");

@@ -69,6 +69,9 @@ struct tune_summary {
     double scale_ms, scale_ref_ms;
     int64_t scale_ref_at;
     bool scale_recorded;
+    /* recorded, and the run's fastest calibration (noise guard on) was
+     * faster than the start's: the reference stored at the end, in ms */
+    double scale_refined_ms;
     char machine[PERFDB_MACHINE_MAX];
     char journal[32];
 };
