@@ -3,7 +3,7 @@
  * under each level (a fresh process: the level is read once); there every
  * one of convsel's own solvers (GEMM 1x1 plain and strided, im2col in both
  * layouts, grouped, Winograd, depthwise in both layouts and strided,
- * direct) runs against the reference within its tolerance and prints a
+ * direct, direct_blocked) runs against the reference within its tolerance and prints a
  * hash of its output's bits, and the kernel tables the solvers dispatch
  * to must be the level's. The generic level's bits must differ from the
  * CPU's for most cases (no FMA rounds differently: equal bits would mean
@@ -17,6 +17,7 @@
 
 #include "nn/kernels.h"
 #include "problem_builder.h"
+#include "solvers/kernels/blocked_kernels.h"
 #include "solvers/kernels/depthwise_kernels.h"
 #include "solvers/kernels/sgemm.h"
 #include "solvers/kernels/winograd_kernels.h"
@@ -49,6 +50,8 @@ static const struct fallback_case cases[] = {
     {"depthwise", P(1, 24, 20, 20, 48, 5, 5, 2, 2, 24, NCHW)},
     {"depthwise", P(1, 32, 16, 16, 32, 3, 3, 1, 1, 32, NHWC)},
     {"direct", P(1, 5, 23, 21, 3, 7, 7, 3, 2, 1, NCHW)},
+    {"direct_blocked", P(2, 32, 15, 17, 28, 3, 3, 1, 1, 4, NCHW)},
+    {"direct_blocked", P(1, 3, 1, 90, 10, 1, 5, 2, 2, 1, NCHW)},
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 
@@ -95,9 +98,9 @@ static int child(void) {
     }
     convsel_handle_destroy(h);
     /* the tables the solvers dispatch to, as they pick them */
-    printf("dispatch sgemm=%s depthwise=%s winograd=%s nn=%s\n",
+    printf("dispatch sgemm=%s depthwise=%s winograd=%s blocked=%s nn=%s\n",
            cpu_isa_name(sgemm_kernel_best()->isa), cpu_isa_name(dw_kernels()->isa),
-           cpu_isa_name(wino_kernels()->isa), nn_kernels()->isa);
+           cpu_isa_name(wino_kernels()->isa), cpu_isa_name(db_kernels()->isa), nn_kernels()->isa);
     return test_finish("test_isa_fallback (child)");
 }
 
@@ -140,8 +143,8 @@ int main(int argc, char **argv) {
         CHECK(run_level(levels[l], hashes[l]) == 0);
         const char *taken = levels[l < (int)hw ? l : (int)hw];
         char want[128];
-        snprintf(want, sizeof want, "dispatch sgemm=%s depthwise=%s winograd=%s nn=%s", taken,
-                 taken, taken, taken);
+        snprintf(want, sizeof want, "dispatch sgemm=%s depthwise=%s winograd=%s blocked=%s nn=%s",
+                 taken, taken, taken, taken, taken);
         CHECK(test_contains(out, want));
     }
     /* generic has no FMA, so its bits differ; AVX2 and AVX-512 run the

@@ -7,6 +7,7 @@
 
 extern const struct solver solver_depthwise;
 extern const struct solver solver_direct;
+extern const struct solver solver_direct_blocked;
 extern const struct solver solver_gemm_1x1;
 extern const struct solver solver_gemm_1x1_strided;
 extern const struct solver solver_grouped_gemm;
@@ -26,6 +27,7 @@ static const struct solver *const registry[] = {
     &solver_winograd_f4x3,
     &solver_grouped_gemm,
     &solver_im2col_gemm,
+    &solver_direct_blocked,
     &solver_direct,
     &solver_onednn_direct,
     &solver_onednn_winograd,
