@@ -10,7 +10,8 @@
  * and tail logic is checked on machines without AVX-512, on bands built by
  * hand against sums in double: output channel counts on both sides of the
  * 4-channel blocks, rows in blocks and remainders, one-row (1-D) bands in
- * column blocks with a short tail, strides, dilations and padding. The
+ * column blocks with a short tail, strides, dilations and padding, the
+ * channels at once and in chunks (a later chunk adding to y). The
  * output planes around the band (guard rows) must be left untouched. */
 #include <math.h>
 #include <stdio.h>
@@ -62,7 +63,7 @@ static void check_applicability(convsel_handle_t h) {
     tp.filter_layout = CONVSEL_FILTER_KRSC;
     check_applies(h, &tp, "packed NCHW");
     tp.layout = CONVSEL_LAYOUT_NCHW, tp.filter_layout = CONVSEL_FILTER_KCRS;
-    tp.c = tp.k = 4096, tp.groups = 2, tp.w = 400; /* 2048 channels' rows: no slab fits */
+    tp.c = tp.k = 8, tp.groups = 2, tp.h = 4, tp.w = 6000; /* 3 rows of 6000: over 64 KiB */
     check_applies(h, &tp, "64 KiB");
 }
 
@@ -130,7 +131,7 @@ static int64_t out_size(int64_t in, int64_t f, int64_t stride, int64_t dil, int6
 /* One band of output rows [oy0, oy0 + rows) through kern, against double
  * sums; guard rows above and below every plane's band must stay NaN. */
 static bool run_band(const struct db_kernels *kern, const struct band_case *bc, int64_t oy0,
-                     int64_t rows, struct rng *g) {
+                     int64_t rows, int64_t chunk, struct rng *g) {
     const int64_t oh = out_size(bc->h, bc->r, bc->stride_h, bc->dil_h, bc->pad_h);
     const int64_t ow = out_size(bc->w, bc->s, bc->stride_w, bc->dil_w, bc->pad_w);
     const struct dw_geometry geo = {
@@ -164,9 +165,25 @@ static bool run_band(const struct db_kernels *kern, const struct band_case *bc, 
     db_column_offsets(&geo, &sl, col_off);
     for (int64_t i = 0; i < bc->kg * oh * ow; i++)
         y[i] = NAN;
-    const struct db_band b = {&geo, &sl,    slabs, slab_floats,  bc->cg, col_off,
-                              wt,   bc->kg, rows,  y + oy0 * ow, oh * ow};
-    kern->band(&b);
+    /* in chunks of channels, each after the first added to y */
+    for (int64_t c0 = 0; c0 < bc->cg; c0 += chunk) {
+        const struct db_band b = {
+            .g = &geo,
+            .sl = &sl,
+            .slabs = slabs + c0 * slab_floats,
+            .slab_floats = slab_floats,
+            .cg = bc->cg - c0 < chunk ? bc->cg - c0 : chunk,
+            .col_off = col_off,
+            .taps = wt + c0 * taps * DB_KB,
+            .block_floats = bc->cg * taps * DB_KB,
+            .kg = bc->kg,
+            .accumulate = c0 > 0,
+            .rows = rows,
+            .y = y + oy0 * ow,
+            .y_plane = oh * ow,
+        };
+        kern->band(&b);
+    }
     bool guards = true;
     double worst = 0;
     for (int64_t k = 0; k < bc->kg; k++)
@@ -195,12 +212,13 @@ static bool run_band(const struct db_kernels *kern, const struct band_case *bc, 
     const bool ok = guards && worst < 1e-5;
     if (!CHECK(ok))
         printf("  %s x%d: cg %lld kg %lld %lldx%lld on %lldx%lld stride %lldx%lld dil %lldx%lld "
-               "pad %lldx%lld, rows %lld from %lld: worst relative error %.3g, guards %s\n",
+               "pad %lldx%lld, rows %lld from %lld, chunks of %lld: worst relative error %.3g, "
+               "guards %s\n",
                cpu_isa_name(kern->isa), kern->lanes, (long long)bc->cg, (long long)bc->kg,
                (long long)bc->r, (long long)bc->s, (long long)bc->h, (long long)bc->w,
                (long long)bc->stride_h, (long long)bc->stride_w, (long long)bc->dil_h,
                (long long)bc->dil_w, (long long)bc->pad_h, (long long)bc->pad_w, (long long)rows,
-               (long long)oy0, worst, guards ? "kept" : "overwritten");
+               (long long)oy0, (long long)chunk, worst, guards ? "kept" : "overwritten");
     free(x), free(w), free(wt), free(slabs), free(y), free(col_off);
     return ok;
 }
@@ -218,10 +236,13 @@ static void check_kernels(const struct db_kernels *kern, struct rng *g) {
         const struct band_case *bc = &cases[i];
         const int64_t oh = out_size(bc->h, bc->r, bc->stride_h, bc->dil_h, bc->pad_h);
         /* the whole map as one band; then bands of 1, 4 and 7 rows from row 1 */
-        run_band(kern, bc, 0, oh, g);
+        run_band(kern, bc, 0, oh, bc->cg, g);
         for (int64_t rows = 1; rows <= 7; rows += 3)
             if (1 + rows <= oh)
-                run_band(kern, bc, 1, rows, g);
+                run_band(kern, bc, 1, rows, bc->cg, g);
+        /* the channels in chunks of 2 (the last may have 1) */
+        if (bc->cg > 1)
+            run_band(kern, bc, 0, oh, 2, g);
     }
 }
 

@@ -1,7 +1,7 @@
 /* test_weights_constant.c -- convsel_set_weights_constant. With constant
  * weights the solvers that transform weights (oneDNN's reorders, Winograd's
  * filter transform, convsel's GEMM solvers' packing for the kernel, in
- * both layouts) transform them once per weights address: the test
+ * both layouts, direct_blocked's reorder) transform them once per weights address: the test
  * proves the copy is really reused (weights changed in place without
  * telling the handle still give the old answer -- the documented contract),
  * and that everything the contract allows gives the right answer: repeated
@@ -155,5 +155,7 @@ int main(void) {
         solver_case_as("gemm_1x1_strided", true, 1e-4, 2, (convsel_layout_t)layout);
         solver_case_as("grouped_gemm", true, 1e-4, 3, (convsel_layout_t)layout);
     }
+    /* direct_blocked keeps them reordered in blocks of output channels (NCHW only) */
+    solver_case_as("direct_blocked", true, 1e-4, 3, CONVSEL_LAYOUT_NCHW);
     return test_finish("test_weights_constant");
 }

@@ -85,37 +85,9 @@ static void pack_weights(const struct conv_run_args *a, float *out) {
     thread_pool_parallel_for(a->pool, (size_t)p->groups, pack_groups, &j);
 }
 
-/* Packed weights kept for constant weights: those of the weights at `from`. */
-struct weights_plan {
-    const float *from; /* NULL until data holds a complete packing */
-    float data[];
-};
-
 const float *gemm_packed_weights(const struct conv_run_args *a, const struct solver *owner,
                                  float *scratch) {
-    const struct conv_problem *p = a->p;
-    struct weights_plan *plan = NULL;
-    if (a->weights_constant && a->plans) {
-        char key[CONVSEL_PROBLEM_KEY_MAX];
-        plan_key_format(a, key);
-        plan = plan_cache_find(a->plans, owner, key);
-        if (plan == NULL &&
-            (plan = malloc(sizeof *plan + gemm_packed_weights_floats(p) * sizeof(float))) != NULL) {
-            plan->from = NULL;
-            if (!plan_cache_put(a->plans, owner, key, plan, free,
-                                sizeof *plan + gemm_packed_weights_floats(p) * sizeof(float)))
-                plan = NULL; /* freed by the cache */
-        }
-    }
-    if (plan && plan->from == a->w)
-        return plan->data;
-    float *out = plan ? plan->data : scratch;
-    if (out == NULL)
-        return NULL;
-    pack_weights(a, out);
-    if (plan)
-        plan->from = a->w;
-    return out;
+    return plan_constant_weights(a, owner, gemm_packed_weights_floats(a->p), pack_weights, scratch);
 }
 
 void gemm_group(const struct conv_problem *p, const float *packed_weights,

@@ -126,3 +126,34 @@ void plan_cache_stats(const struct plan_cache *c, long *hits, long *stores, long
 size_t plan_cache_bytes(const struct plan_cache *c) {
     return c ? c->bytes : 0;
 }
+
+/* A constant-weights plan: the form of the weights at `from`. */
+struct weights_plan {
+    const float *from; /* NULL until data holds a complete form */
+    float data[];
+};
+
+const float *plan_constant_weights(const struct conv_run_args *a, const void *owner, size_t floats,
+                                   plan_weights_fn transform, float *scratch) {
+    struct weights_plan *plan = NULL;
+    if (a->weights_constant && a->plans) {
+        char key[CONVSEL_PROBLEM_KEY_MAX];
+        plan_key_format(a, key);
+        plan = plan_cache_find(a->plans, owner, key);
+        const size_t bytes = sizeof *plan + floats * sizeof(float);
+        if (plan == NULL && (plan = malloc(bytes)) != NULL) {
+            plan->from = NULL;
+            if (!plan_cache_put(a->plans, owner, key, plan, free, bytes))
+                plan = NULL; /* freed by the cache */
+        }
+    }
+    if (plan && plan->from == a->w)
+        return plan->data;
+    float *out = plan ? plan->data : scratch;
+    if (out == NULL)
+        return NULL;
+    transform(a, out);
+    if (plan)
+        plan->from = a->w;
+    return out;
+}

@@ -47,6 +47,16 @@ void *plan_cache_find(struct plan_cache *c, const void *owner, const char *key);
 bool plan_cache_put(struct plan_cache *c, const void *owner, const char *key, void *plan,
                     void (*free_plan)(void *), size_t bytes);
 
+/* Weights in a solver's own form: `transform` writes the form of a->w
+ * (`floats` floats) into its output. When the caller declared the weights
+ * constant the form is kept in the handle's plan for `owner` and made again
+ * only when the weights' address changes; otherwise (or when no plan can
+ * be kept) it is written to `scratch`, which may then not be NULL. NULL
+ * only when neither is available. */
+typedef void (*plan_weights_fn)(const struct conv_run_args *a, float *out);
+const float *plan_constant_weights(const struct conv_run_args *a, const void *owner, size_t floats,
+                                   plan_weights_fn transform, float *scratch);
+
 /* Statistics, for tests: lookups that found a plan, plans stored, evicted. */
 void plan_cache_stats(const struct plan_cache *c, long *hits, long *stores, long *evictions);
 

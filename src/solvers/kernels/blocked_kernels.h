@@ -12,6 +12,7 @@
 #ifndef CONVSEL_SOLVERS_KERNELS_BLOCKED_H
 #define CONVSEL_SOLVERS_KERNELS_BLOCKED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "solvers/kernels/depthwise_kernels.h"
@@ -29,10 +30,12 @@ struct db_band {
     const struct dw_slab *sl;
     const float *slabs;     /* cg slabs of this band, slab_floats apart */
     int64_t slab_floats;    /* >= dw_slab_rows(g, rows) * sl->row_pitch */
-    int64_t cg;             /* input channels of the group */
+    int64_t cg;             /* input channels in the slabs: the group's, or a chunk */
     const int32_t *col_off; /* per filter column s: where it reads in a slab row */
-    const float *taps;      /* the group's weights, [kg / DB_KB blocks][cg][r][s][DB_KB] */
+    const float *taps;      /* weights of the slabs' first channel: [block][c][r][s][DB_KB] */
+    int64_t block_floats;   /* floats from one block of the weights to the next */
     int64_t kg;             /* output channels of the group */
+    bool accumulate;        /* add to y (a later chunk of the group's channels) */
     int64_t rows;           /* output rows of the band */
     float *y;               /* the group's first output channel at the band's first row */
     int64_t y_plane;        /* floats from one output channel to the next */
