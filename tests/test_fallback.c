@@ -56,6 +56,10 @@ int main(void) {
     /* oneDNN's Winograd refuses KRSC weights: convsel's own takes it */
     CHECK(strcmp(choice(1, 64, 56, 64, 3, 1, 1, 1, 1, krsc), "winograd_f4x3") == 0);
     CHECK(strcmp(choice(1, 3, 224, 64, 7, 3, 2, 1, 1, kcrs), "onednn_direct") == 0);
+    /* narrow groups: the blocked direct solver (NCHW); wider ones oneDNN's */
+    CHECK(strcmp(choice(8, 256, 28, 256, 3, 1, 1, 1, 32, kcrs), "direct_blocked") == 0);
+    CHECK(strcmp(choice(1, 72, 56, 72, 3, 1, 2, 1, 9, kcrs), "direct_blocked") == 0);
+    CHECK(strcmp(choice(1, 1024, 14, 1024, 3, 1, 1, 1, 32, kcrs), "onednn_direct") == 0);
     CHECK(strcmp(choice(1, 16, 20, 16, 3, 1, 1, 1, 1, kcrs), "onednn_direct") ==
           0); /* few channels */
     CHECK(strcmp(choice(8, 256, 28, 256, 3, 2, 1, 2, 1, kcrs), "onednn_direct") == 0); /* dilated */
