@@ -1,8 +1,8 @@
 /* test_solver_direct_blocked.c -- the direct_blocked solver and its kernels.
  *
  * Through the API: where it applies (grouped layers and stems, packed NCHW;
- * not dense layers of more than 4 input channels, depthwise ones or NHWC,
- * each refused with its reason) and its answers against the reference on
+ * not dense layers of more than 4 input channels, depthwise ones, 1x1
+ * filters or NHWC, each refused with its reason) and its answers against the reference on
  * the shapes it is for, with 1 and 2 threads.
  *
  * The kernels directly: every variant this CPU runs, and the AVX-512 loop
@@ -59,6 +59,11 @@ static void check_applicability(convsel_handle_t h) {
     check_applies(h, &tp, NULL);
     tp.c = 5;
     check_applies(h, &tp, "grouped layers and stems");
+    tp.c = 32, tp.groups = 4, tp.r = tp.s = 1, tp.pad_h = tp.pad_w = 0; /* 1x1: a GEMM's */
+    check_applies(h, &tp, "1x1 filters");
+    tp.r = 1, tp.s = 3, tp.pad_w = 1; /* 1x3: the solver's */
+    check_applies(h, &tp, NULL);
+    tp.r = tp.s = 3, tp.pad_h = tp.pad_w = 1;
     tp.c = 32, tp.groups = 4, tp.layout = CONVSEL_LAYOUT_NHWC;
     tp.filter_layout = CONVSEL_FILTER_KRSC;
     check_applies(h, &tp, "packed NCHW");

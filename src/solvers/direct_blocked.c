@@ -90,6 +90,9 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
     else if (p->groups < 2 && cg > STEM_CHANNELS)
         why = "direct_blocked is for grouped layers and stems (at most 4 input channels): dense "
               "layers go to the GEMM solvers";
+    else if (p->r == 1 && p->s == 1)
+        why = "direct_blocked: 1x1 filters go to the GEMM solvers (tuned on AVX2, it was the "
+              "fastest on 12 of 763 such problems and 1.9-2.1x the fastest at the geomean)";
     else if (p->s > DB_MAX_S)
         why = "direct_blocked: filters wider than 1024 columns are not supported";
     else if (!plan(p, 1, 1, &sl))
