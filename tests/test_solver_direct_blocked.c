@@ -2,8 +2,9 @@
  *
  * Through the API: where it applies (grouped layers and stems, packed NCHW;
  * not dense layers of more than 4 input channels, depthwise ones, 1x1
- * filters or NHWC, each refused with its reason) and its answers against the reference on
- * the shapes it is for, with 1 and 2 threads.
+ * filters, strides of 8 or more or NHWC, each refused with its reason)
+ * and its answers against the reference on the shapes it is for, with 1
+ * and 2 threads.
  *
  * The kernels directly: every variant this CPU runs, and the AVX-512 loop
  * (16-float vectors, 6 positions) compiled for this CPU so that its block
@@ -64,6 +65,12 @@ static void check_applicability(convsel_handle_t h) {
     tp.r = 1, tp.s = 3, tp.pad_w = 1; /* 1x3: the solver's */
     check_applies(h, &tp, NULL);
     tp.r = tp.s = 3, tp.pad_h = tp.pad_w = 1;
+    struct test_problem patch = test_problem_default(); /* ViT-B/16's stem */
+    patch.c = 3, patch.k = 768, patch.h = patch.w = 224, patch.r = patch.s = 16;
+    patch.stride_h = patch.stride_w = 16;
+    check_applies(h, &patch, "strides of 8 or more");
+    patch.r = patch.s = 7, patch.stride_h = patch.stride_w = 4; /* a 7x7/4 stem: the solver's */
+    check_applies(h, &patch, NULL);
     tp.c = 32, tp.groups = 4, tp.layout = CONVSEL_LAYOUT_NHWC;
     tp.filter_layout = CONVSEL_FILTER_KRSC;
     check_applies(h, &tp, "packed NCHW");

@@ -93,6 +93,10 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
     else if (p->r == 1 && p->s == 1)
         why = "direct_blocked: 1x1 filters go to the GEMM solvers (tuned on AVX2, it was the "
               "fastest on 12 of 763 such problems and 1.9-2.1x the fastest at the geomean)";
+    else if (p->stride_h >= 8 || p->stride_w >= 8)
+        why = "direct_blocked: strides of 8 or more go to im2col (patch stems: where patches do "
+              "not overlap, im2col copies no more than the input; tuned on AVX2 this solver was "
+              "the fastest on none of the 19 such problems, 1.97x the fastest at the geomean)";
     else if (p->s > DB_MAX_S)
         why = "direct_blocked: filters wider than 1024 columns are not supported";
     else if (!plan(p, 1, 1, &sl))
