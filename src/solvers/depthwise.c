@@ -9,6 +9,7 @@
  * channels; the weights are first turned into [r][s][k] in the workspace so
  * the channel loop is contiguous. */
 #include "solvers/kernels/depthwise_kernels.h"
+#include "solvers/slab_geometry.h"
 #include "solvers/solver.h"
 
 static bool is_applicable(const struct conv_problem *p, const char **reason) {
@@ -94,12 +95,12 @@ static convsel_status_t run(const struct conv_run_args *a) {
     struct dw_job j = {
         .p = p,
         .kern = dw_kernels(),
-        .g = {p->h, p->w, p->r, p->s, p->ow, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h,
-              p->pad_w, p->c, p->k, p->k / p->c},
+        .g = slab_geometry(p),
         .x = a->x,
         .w = a->w,
         .y = a->y,
     };
+    j.g.c = p->c, j.g.k = p->k, j.g.mult = p->k / p->c; /* NHWC rows: all channels */
     /* With one input channel per group the KCRS and KRSC orders coincide:
      * weight (k, r, s) is at (k * r + r) * s + s in both. */
     if (p->layout == CONVSEL_LAYOUT_NCHW) {

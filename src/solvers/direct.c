@@ -14,6 +14,7 @@
  * small array, and when y is not NCHW-packed the band is summed in a
  * buffer on the task's stack and then scattered to y. */
 #include "solvers/kernels/depthwise_kernels.h"
+#include "solvers/slab_geometry.h"
 #include "solvers/solver.h"
 
 extern const struct solver solver_depthwise;
@@ -21,16 +22,10 @@ extern const struct solver solver_depthwise;
 /* Taps gathered per (k, c) from KRSC weights: 32x32 filters at most. */
 #define MAX_TAPS 1024
 
-static struct dw_geometry geometry(const struct conv_problem *p) {
-    return (struct dw_geometry){p->h,        p->w,        p->r,     p->s,     p->ow,
-                                p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h,
-                                p->pad_w,    1,           1,        1};
-}
-
 static bool is_applicable(const struct conv_problem *p, const char **reason) {
     const char *why = NULL;
     struct dw_slab sl;
-    const struct dw_geometry g = geometry(p);
+    const struct dw_geometry g = slab_geometry(p);
     /* The depthwise solver runs the same band kernel once per channel:
      * timing both would only measure noise (and teach it to the model). */
     if (solver_depthwise.is_applicable(p, NULL))
@@ -114,7 +109,7 @@ static convsel_status_t run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
     struct direct_job j = {.p = p,
                            .kern = dw_kernels(),
-                           .g = geometry(p),
+                           .g = slab_geometry(p),
                            .y_rows_packed = p->y_stride[DIM_W] == 1 && p->y_stride[DIM_H] == p->ow,
                            .x = a->x,
                            .w = a->w,

@@ -23,6 +23,7 @@
 
 #include "solvers/kernels/blocked_kernels.h"
 #include "solvers/plan_cache.h"
+#include "solvers/slab_geometry.h"
 #include "solvers/solver.h"
 
 extern const struct solver solver_depthwise;
@@ -37,12 +38,6 @@ extern const struct solver solver_direct_blocked; /* its plans' owner */
 /* Input channels per group up to which a dense layer (one group) is a
  * stem: above it the GEMM solvers and oneDNN run it well. */
 #define STEM_CHANNELS 4
-
-static struct dw_geometry geometry(const struct conv_problem *p) {
-    return (struct dw_geometry){p->h,        p->w,        p->r,     p->s,     p->ow,
-                                p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h,
-                                p->pad_w,    1,           1,        1};
-}
 
 /* Output rows a band is planned for at least, where the map has them: two
  * of AVX2's row blocks, one of AVX-512's. A group of many channels whose
@@ -62,7 +57,7 @@ struct layout {
  * SLABS_FLOATS when not even one fits half. false when that is too small. */
 static bool plan(const struct conv_problem *p, int64_t planes, int64_t min_tasks,
                  struct layout *out) {
-    const struct dw_geometry g = geometry(p);
+    const struct dw_geometry g = slab_geometry(p);
     const int64_t cg = p->c / p->groups;
     struct dw_slab one;
     if (!dw_slab_plan(&g, p->oh, 1, 1, SLABS_FLOATS, &one))
@@ -201,7 +196,8 @@ static void band_tasks(void *ctx, size_t begin, size_t end) {
 
 static convsel_status_t run(const struct conv_run_args *a) {
     const struct conv_problem *p = a->p;
-    struct blocked_job j = {.p = p, .kern = db_kernels(), .g = geometry(p), .x = a->x, .y = a->y};
+    struct blocked_job j = {
+        .p = p, .kern = db_kernels(), .g = slab_geometry(p), .x = a->x, .y = a->y};
     /* 4 tasks per thread at least, for balance, where the rows allow */
     if (!plan(p, p->n * p->groups, 4 * (int64_t)a->num_threads, &j.lay))
         return CONVSEL_STATUS_INTERNAL;
