@@ -141,6 +141,8 @@ struct blocked_job {
     const struct db_kernels *kern;
     struct dw_geometry g;
     struct layout lay;
+    int64_t slab_floats;       /* from one channel's slab to the next */
+    int32_t col_off[DB_MAX_S]; /* db_column_offsets of the layout */
     const float *x, *taps;
     float *y;
 };
@@ -153,10 +155,8 @@ static void band_tasks(void *ctx, size_t begin, size_t end) {
     const struct dw_slab *sl = &j->lay.slab;
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups, planes = p->n * p->groups;
     const int64_t plane = p->h * p->w, y_plane = p->oh * p->ow, taps = p->r * p->s;
+    const int64_t slab_floats = j->slab_floats;
     float slabs[SLABS_FLOATS] __attribute__((aligned(64)));
-    int32_t col_off[DB_MAX_S];
-    db_column_offsets(&j->g, sl, col_off);
-    const int64_t slab_floats = dw_slab_rows(&j->g, sl->band) * sl->row_pitch;
     int64_t cleared = -1;
     for (size_t t = begin; t < end; t++) {
         const int64_t band = (int64_t)t / planes, ng = (int64_t)t % planes;
@@ -180,7 +180,7 @@ static void band_tasks(void *ctx, size_t begin, size_t end) {
                 .slabs = slabs,
                 .slab_floats = slab_floats,
                 .cg = cc,
-                .col_off = col_off,
+                .col_off = j->col_off,
                 .taps = j->taps + (size_t)g * taps_per_group(p) + c0 * taps * DB_KB,
                 .block_floats = cg * taps * DB_KB,
                 .kg = kg,
@@ -201,6 +201,8 @@ static convsel_status_t run(const struct conv_run_args *a) {
     /* 4 tasks per thread at least, for balance, where the rows allow */
     if (!plan(p, p->n * p->groups, 4 * (int64_t)a->num_threads, &j.lay))
         return CONVSEL_STATUS_INTERNAL;
+    j.slab_floats = dw_slab_rows(&j.g, j.lay.slab.band) * j.lay.slab.row_pitch;
+    db_column_offsets(&j.g, &j.lay.slab, j.col_off);
     j.taps = plan_constant_weights(a, &solver_direct_blocked, workspace_size(p) / sizeof(float),
                                    reorder_weights, a->workspace);
     const int64_t bands = (p->oh + j.lay.slab.band - 1) / j.lay.slab.band;
