@@ -4,7 +4,9 @@
  * 1 and 3, filters 1 to 7 wide (odd and even), strides 1 and 2, dilations 2 and 3, the band kernel
  * adding into its output (as the direct solver uses it), padding wider than the filter's reach,
  * rows shorter and longer than a vector, band heights that are and are not multiples of the
- * register block; through the API, 1- and 2-thread handles and rows too wide for a slab. */
+ * register block; the small-map kernel (vectorized over channels) with whole and short blocks of
+ * channels; through the API, 1- and 2-thread handles and rows too wide for a slab. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +23,12 @@ static void report(const struct test_problem *tp, const struct dw_kernels *kern,
                    const float *y, const float *ref, size_t count) {
     struct verify_result r = verify_compare(y, ref, count);
     if (!CHECK(verify_passes(&r, 1e-5)))
-        fprintf(stderr, "  %s %s %s c%lld k%lld %lldx%lld f%lld s%lld d%lld p%lld: %.3g\n",
-                cpu_isa_name(kern->isa), tp->layout == CONVSEL_LAYOUT_NCHW ? "NCHW" : "NHWC", what,
-                (long long)tp->c, (long long)tp->k, (long long)tp->h, (long long)tp->w,
-                (long long)tp->r, (long long)tp->stride_h, (long long)tp->dil_h,
-                (long long)tp->pad_h, r.rel_error);
+        fprintf(stderr,
+                "  %s (%lld lanes) %s %s c%lld k%lld %lldx%lld f%lld s%lld d%lld p%lld: %.3g\n",
+                cpu_isa_name(kern->isa), (long long)kern->small_lanes,
+                tp->layout == CONVSEL_LAYOUT_NCHW ? "NCHW" : "NHWC", what, (long long)tp->c,
+                (long long)tp->k, (long long)tp->h, (long long)tp->w, (long long)tp->r,
+                (long long)tp->stride_h, (long long)tp->dil_h, (long long)tp->pad_h, r.rel_error);
 }
 
 /* Runs the solver's kernels of one variant directly on tp (NCHW or
@@ -88,6 +91,26 @@ static void check(convsel_handle_t h, const struct test_problem *tp,
                     *p *= 0.5f;
             report(tp, kern, what, y, ref, d.y_count);
         }
+        /* The small-map kernel (any map size, called directly): blocks of
+         * small_lanes channels, the last one short where k is not a multiple;
+         * run last block first, so that a block writing past its channels
+         * spoils outputs already checked in place. Its work buffer starts
+         * as NaN each call: whatever the kernel reads without writing shows. */
+        const int64_t lanes = kern->small_lanes;
+        const size_t floats = dw_small_floats(&geo, d.oh, lanes);
+        float *work = malloc(floats * sizeof *work);
+        for (float *p = y; p < y + d.y_count; p++)
+            *p = -1.0f;
+        for (int64_t n = 0; n < tp->n; n++)
+            for (int64_t k0 = (tp->k - 1) / lanes * lanes; k0 >= 0; k0 -= lanes) {
+                for (size_t i = 0; i < floats; i++)
+                    work[i] = NAN;
+                kern->nchw_small(&geo, d.oh, x + n * tp->c * tp->h * tp->w, w, k0,
+                                 tp->k - k0 < lanes ? tp->k - k0 : lanes, work,
+                                 y + n * tp->k * d.oh * d.ow);
+            }
+        free(work);
+        report(tp, kern, "small map", y, ref, d.y_count);
     } else {
         float *taps = malloc((size_t)(tp->k * rs) * sizeof *taps);
         for (int64_t k = 0; k < tp->k; k++)
@@ -126,8 +149,10 @@ int main(void) {
     convsel_handle_t h;
     convsel_handle_create(&h);
     int variants = 0;
-    for (int isa = CPU_GENERIC; isa <= CPU_AVX512; isa++) {
-        const struct dw_kernels *kern = dw_kernels_variant((enum cpu_isa)isa);
+    /* isa 3: the AVX-512 loops compiled for the baseline */
+    for (int isa = CPU_GENERIC; isa <= CPU_AVX512 + 1; isa++) {
+        const struct dw_kernels *kern =
+            isa > CPU_AVX512 ? dw_kernels_wide_for_tests() : dw_kernels_variant((enum cpu_isa)isa);
         if (kern == NULL) {
             printf("%s: not supported by this CPU, not tested\n", cpu_isa_name((enum cpu_isa)isa));
             continue;
@@ -148,6 +173,16 @@ int main(void) {
             {6, 1, 15, 4, 2, 1, 2, 1},
             {5, 1, 11, 2, 1, 3, 1, 1},
             {9, 1, 21, 6, 2, 2, 5, 1},
+            /* small maps (the small-map kernel's cases through the solver):
+             * whole blocks of 8 and 16 channels, plane sizes that are and are
+             * not multiples of 8 pixels, a last row and column never read
+             * (4x4, 3x3/2 unpadded), a channel multiplier of 2 */
+            {32, 1, 7, 3, 1, 1, 1, 2},
+            {16, 1, 4, 3, 2, 1, 0, 1},
+            {48, 1, 2, 3, 2, 1, 1, 3},
+            {8, 2, 6, 5, 1, 1, 2, 1},
+            {17, 1, 1, 3, 1, 1, 1, 2},
+            {40, 1, 20, 3, 2, 2, 2, 1},
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             for (int layout = 0; layout < 2; layout++) {
@@ -161,8 +196,9 @@ int main(void) {
                 check(h, &tp, kern);
             }
     }
-    printf("%d kernel variants checked; chosen: %s\n", variants, cpu_isa_name(dw_kernels()->isa));
-    CHECK(variants >= 1);
+    printf("%d kernel variants checked (the 16-float loops among them); chosen: %s\n", variants,
+           cpu_isa_name(dw_kernels()->isa));
+    CHECK(variants >= 2);
     /* Through the API: a plane split into bands for balance (2 planes, 2
      * threads), and rows too wide for a slab (the row kernel's fallback). */
     struct test_problem split = test_problem_default();

@@ -5,9 +5,10 @@
  * packed into a slab on the task's stack (padding as zeros, columns split by
  * stride phase: kernels/depthwise_kernels.h) that stays in L1 while the
  * band kernel reads it once per tap. Rows too wide for a slab fall back to
- * a row kernel. NHWC: a task is an output row of one image, vectorized over
- * channels; the weights are first turned into [r][s][k] in the workspace so
- * the channel loop is contiguous. */
+ * a row kernel. Small maps (a few columns) are vectorized over channels
+ * instead: a task is a block of channels of one image. NHWC: a task is an output row of one image,
+ * vectorized over channels; the weights are first turned into [r][s][k] in the workspace so the
+ * channel loop is contiguous. */
 #include "solvers/kernels/depthwise_kernels.h"
 #include "solvers/slab_geometry.h"
 #include "solvers/solver.h"
@@ -28,6 +29,25 @@ static bool is_applicable(const struct conv_problem *p, const char **reason) {
 
 static size_t workspace_size(const struct conv_problem *p) {
     return p->layout == CONVSEL_LAYOUT_NHWC ? (size_t)(p->k * p->r * p->s) * sizeof(float) : 0;
+}
+
+/* The small-map kernel's stack buffer (tile, slack and weights). */
+#define DW_SMALL_WORK_FLOATS 8192
+
+/* NCHW maps narrow enough go to the small-map kernel, vectorized over
+ * channels (kernels/depthwise_small.inc), where its tile fits. The widths
+ * are measured (AVX2, 2 threads, bench/ab_conv.sh against the band
+ * kernel, 5 interleaved rounds, corpus layers): 1.13-3.3x on maps up to 8
+ * wide, and 1.39-1.56x on strided ones 9-12 wide (the band kernel splits
+ * their columns by phase); 0.87-0.91x on unstrided ones 12-15 wide, 0.92x
+ * on a strided one 14 wide. */
+#define DW_SMALL_MAX_OW 8
+#define DW_SMALL_MAX_OW_STRIDED 12
+
+static bool use_small(const struct conv_problem *p, const struct dw_geometry *g,
+                      const struct dw_kernels *kern) {
+    const int64_t max_ow = p->stride_w > 1 ? DW_SMALL_MAX_OW_STRIDED : DW_SMALL_MAX_OW;
+    return p->ow <= max_ow && dw_small_floats(g, p->oh, kern->small_lanes) <= DW_SMALL_WORK_FLOATS;
 }
 
 struct dw_job {
@@ -79,6 +99,20 @@ static void nchw_row_tasks(void *ctx, size_t begin, size_t end) {
     }
 }
 
+/* NCHW, small maps: task = (image, block of small_lanes output channels). */
+static void nchw_small_tasks(void *ctx, size_t begin, size_t end) {
+    const struct dw_job *j = ctx;
+    const struct conv_problem *p = j->p;
+    const int64_t lanes = j->kern->small_lanes, blocks = (p->k + lanes - 1) / lanes;
+    float work[DW_SMALL_WORK_FLOATS] __attribute__((aligned(64)));
+    for (size_t t = begin; t < end; t++) {
+        const int64_t n = (int64_t)t / blocks, k0 = (int64_t)t % blocks * lanes;
+        const int64_t count = p->k - k0 < lanes ? p->k - k0 : lanes;
+        j->kern->nchw_small(&j->g, p->oh, j->x + n * p->x_stride[DIM_N], j->w, k0, count, work,
+                            j->y + n * p->y_stride[DIM_N]);
+    }
+}
+
 /* NHWC: task = (image, output row). */
 static void nhwc_tasks(void *ctx, size_t begin, size_t end) {
     const struct dw_job *j = ctx;
@@ -103,6 +137,11 @@ static convsel_status_t run(const struct conv_run_args *a) {
     j.g.c = p->c, j.g.k = p->k, j.g.mult = p->k / p->c; /* NHWC rows: all channels */
     /* With one input channel per group the KCRS and KRSC orders coincide:
      * weight (k, r, s) is at (k * r + r) * s + s in both. */
+    if (p->layout == CONVSEL_LAYOUT_NCHW && use_small(p, &j.g, j.kern)) {
+        const int64_t blocks = (p->k + j.kern->small_lanes - 1) / j.kern->small_lanes;
+        thread_pool_parallel_for(a->pool, (size_t)(p->n * blocks), nchw_small_tasks, &j);
+        return CONVSEL_STATUS_SUCCESS;
+    }
     if (p->layout == CONVSEL_LAYOUT_NCHW) {
         /* 4 tasks per thread at least, for balance, where the planes allow */
         if (dw_slab_plan(&j.g, p->oh, p->n * p->k, 4 * (int64_t)a->num_threads, DW_SLAB_FLOATS,

@@ -170,6 +170,47 @@ typedef float dw_vec8 __attribute__((vector_size(8 * sizeof(float))));
 #define BAND(name) name##_8
 #include "solvers/kernels/depthwise_band.inc"
 
+/* dst[j][i] = src[i][j] for an 8x8 block of floats: rows of 8 at src[i],
+ * written as rows of 8 at dst[j]. Three rounds of two-source shuffles
+ * (unpack, pair, 128-bit halves on AVX2), where element by element it is
+ * 64 scalar loads and stores. Rows are loaded and stored as whole vectors
+ * of unaligned type: by memcpy into an array GCC copied them in 16-byte
+ * halves and read them back whole, a store-forwarding stall per row. */
+typedef float dw_uvec8 __attribute__((vector_size(8 * sizeof(float)), aligned(4), may_alias));
+static inline __attribute__((always_inline)) void dw_transpose8(const float *const src[8],
+                                                                float *const dst[8]) {
+    typedef int idx8 __attribute__((vector_size(8 * sizeof(int))));
+    dw_vec8 a[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = *(const dw_uvec8 *)src[i];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shuffle(a[i], a[i + 1], (idx8){0, 8, 1, 9, 4, 12, 5, 13});
+        t[i + 1] = __builtin_shuffle(a[i], a[i + 1], (idx8){2, 10, 3, 11, 6, 14, 7, 15});
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int h = 0; h < 2; h++) {
+            u[i + 2 * h] =
+                __builtin_shuffle(t[i + h], t[i + h + 2], (idx8){0, 1, 8, 9, 4, 5, 12, 13});
+            u[i + 2 * h + 1] =
+                __builtin_shuffle(t[i + h], t[i + h + 2], (idx8){2, 3, 10, 11, 6, 7, 14, 15});
+        }
+    for (int j = 0; j < 4; j++) {
+        *(dw_uvec8 *)dst[j] = __builtin_shuffle(u[j], u[j + 4], (idx8){0, 1, 2, 3, 8, 9, 10, 11});
+        *(dw_uvec8 *)dst[j + 4] =
+            __builtin_shuffle(u[j], u[j + 4], (idx8){4, 5, 6, 7, 12, 13, 14, 15});
+    }
+}
+
+#define SMALL_VEC dw_vec16
+#define SMALL_LANES 16
+#define SMALL(name) name##_16
+#include "solvers/kernels/depthwise_small.inc"
+
+#define SMALL_VEC dw_vec8
+#define SMALL_LANES 8
+#define SMALL(name) name##_8
+#include "solvers/kernels/depthwise_small.inc"
+
 /* Output columns [*lo, *hi) whose tap s lands inside the input row. */
 static inline __attribute__((always_inline)) void tap_range(const struct dw_geometry *g, int64_t s,
                                                             int64_t *lo, int64_t *hi) {
@@ -251,18 +292,31 @@ static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_
     attr static void nhwc_row_##suffix(const struct dw_geometry *g, const float *x,                \
                                        const float *taps, int64_t oy, float *y) {                  \
         nhwc_row_body(g, x, taps, oy, y);                                                          \
+    }                                                                                              \
+    attr static void nchw_small_##suffix(const struct dw_geometry *g, int64_t oh, const float *x,  \
+                                         const float *w, int64_t k0, int64_t lanes, float *work,   \
+                                         float *y) {                                               \
+        small_body_##width(g, oh, x, w, k0, lanes, work, y);                                       \
     }
 
 DEFINE_VARIANT(generic, , 8, false, false)
-static const struct dw_kernels generic = {nchw_band_generic, nchw_row_generic, nhwc_row_generic,
-                                          CPU_GENERIC};
+DEFINE_VARIANT(wide_generic, , 16, true, true)
+static const struct dw_kernels generic = {
+    nchw_band_generic, nchw_row_generic, nhwc_row_generic, nchw_small_generic, 8, CPU_GENERIC};
+static const struct dw_kernels wide = {nchw_band_wide_generic,
+                                       nchw_row_wide_generic,
+                                       nhwc_row_wide_generic,
+                                       nchw_small_wide_generic,
+                                       16,
+                                       CPU_GENERIC};
 
 #ifdef CPU_X86_VARIANTS
 DEFINE_VARIANT(avx2, CPU_TARGET_AVX2, 8, true, false)
 DEFINE_VARIANT(avx512, CPU_TARGET_AVX512, 16, true, true)
-static const struct dw_kernels avx2 = {nchw_band_avx2, nchw_row_avx2, nhwc_row_avx2, CPU_AVX2};
-static const struct dw_kernels avx512 = {nchw_band_avx512, nchw_row_avx512, nhwc_row_avx512,
-                                         CPU_AVX512};
+static const struct dw_kernels avx2 = {
+    nchw_band_avx2, nchw_row_avx2, nhwc_row_avx2, nchw_small_avx2, 8, CPU_AVX2};
+static const struct dw_kernels avx512 = {
+    nchw_band_avx512, nchw_row_avx512, nhwc_row_avx512, nchw_small_avx512, 16, CPU_AVX512};
 #endif
 
 static const void *const table[3] = CPU_VARIANT_TABLE(generic, avx2, avx512);
@@ -273,4 +327,8 @@ const struct dw_kernels *dw_kernels_variant(enum cpu_isa isa) {
 
 const struct dw_kernels *dw_kernels(void) {
     return cpu_best_variant(table);
+}
+
+const struct dw_kernels *dw_kernels_wide_for_tests(void) {
+    return &wide;
 }

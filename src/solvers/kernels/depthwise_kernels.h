@@ -57,6 +57,30 @@ void dw_slab_clear(const struct dw_geometry *g, const struct dw_slab *sl, int64_
 void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const float *x,
                   int64_t row_stride, int64_t col_stride, int64_t oy0, int64_t rows, float *slab);
 
+/* NCHW on small maps (see depthwise_small.inc): output channels
+ * [k0, k0 + lanes) of one image at once, lanes <= the variant's
+ * small_lanes, in a work buffer of dw_small_floats floats (tile, weights
+ * and outputs). Output pixels of a row are computed in blocks of up to
+ * DW_SMALL_BLOCK; the tile and the outputs have slack for the last
+ * block's pixels past the row. */
+#define DW_SMALL_BLOCK 8
+#define DW_SMALL_SLACK(g) ((DW_SMALL_BLOCK - 1) * (g)->stride_w)
+
+/* Tile rows and columns: the padded input a plane's oh x ow outputs read. */
+static inline int64_t dw_small_tile_rows(const struct dw_geometry *g, int64_t oh) {
+    return (oh - 1) * g->stride_h + (g->r - 1) * g->dil_h + 1;
+}
+static inline int64_t dw_small_tile_cols(const struct dw_geometry *g) {
+    return (g->ow - 1) * g->stride_w + (g->s - 1) * g->dil_w + 1;
+}
+
+/* Floats of the work buffer nchw_small needs for `lanes` channels. */
+static inline size_t dw_small_floats(const struct dw_geometry *g, int64_t oh, int64_t lanes) {
+    return (size_t)((dw_small_tile_rows(g, oh) * dw_small_tile_cols(g) + DW_SMALL_SLACK(g) +
+                     g->r * g->s + oh * g->ow + DW_SMALL_BLOCK) *
+                    lanes);
+}
+
 struct dw_kernels {
     /* NCHW: `rows` output rows of one channel from their packed slab; y is
      * the first of them (rows x ow, packed). accumulate: add to y (the
@@ -71,6 +95,13 @@ struct dw_kernels {
      * (h x w x c), taps the weights as [r][s][k], y the row (ow x k). */
     void (*nhwc_row)(const struct dw_geometry *g, const float *x, const float *taps, int64_t oy,
                      float *y);
+    /* NCHW, small maps: output channels [k0, k0 + lanes) of one image, all
+     * oh rows. x is the image (c planes of h x w), w all k filters (r x s
+     * each), y the image's output (k planes of oh x ow), work a buffer of
+     * dw_small_floats(g, oh, small_lanes) floats. */
+    void (*nchw_small)(const struct dw_geometry *g, int64_t oh, const float *x, const float *w,
+                       int64_t k0, int64_t lanes, float *work, float *y);
+    int64_t small_lanes; /* channels per nchw_small call: the vector width */
     enum cpu_isa isa;
 };
 
@@ -79,5 +110,11 @@ const struct dw_kernels *dw_kernels(void);
 
 /* A given variant, for tests; NULL when this CPU cannot run it. */
 const struct dw_kernels *dw_kernels_variant(enum cpu_isa isa);
+
+/* The AVX-512 variant's loops (16-float vectors: the band kernel with its
+ * reusing block, the small-map kernel on 16 channels) compiled for the
+ * baseline, for tests on machines without AVX-512: the same code paths at
+ * the same width, slowly. */
+const struct dw_kernels *dw_kernels_wide_for_tests(void);
 
 #endif
