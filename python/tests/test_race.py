@@ -1,7 +1,7 @@
 """python3 -m convsel.race: the PyTorch test body through convsel.torch, a
 fresh process per run. The safe library must pass it; the unguarded test
 build (MIOpen's pre-fix cache) must be caught by it. Small sizes: the
-campaigns' figures (1000 runs each) are in the README, "What changed"."""
+campaigns' figures (1000 runs each) are in docs/changes.md."""
 import os
 import re
 import subprocess
