@@ -55,7 +55,8 @@ struct dw_job {
     const struct dw_kernels *kern;
     struct dw_geometry g;
     struct dw_slab slab;
-    int64_t bands; /* per output plane */
+    int64_t bands;  /* per output plane */
+    int64_t images; /* small maps: images per task */
     const float *x, *w;
     float *y;
 };
@@ -99,17 +100,19 @@ static void nchw_row_tasks(void *ctx, size_t begin, size_t end) {
     }
 }
 
-/* NCHW, small maps: task = (image, block of small_lanes output channels). */
+/* NCHW, small maps: task = (block of small_lanes output channels, chunk of
+ * images), the weights transposed once per task. */
 static void nchw_small_tasks(void *ctx, size_t begin, size_t end) {
     const struct dw_job *j = ctx;
     const struct conv_problem *p = j->p;
     const int64_t lanes = j->kern->small_lanes, blocks = (p->k + lanes - 1) / lanes;
     float work[DW_SMALL_WORK_FLOATS] __attribute__((aligned(64)));
     for (size_t t = begin; t < end; t++) {
-        const int64_t n = (int64_t)t / blocks, k0 = (int64_t)t % blocks * lanes;
+        const int64_t k0 = (int64_t)t % blocks * lanes, n0 = (int64_t)t / blocks * j->images;
         const int64_t count = p->k - k0 < lanes ? p->k - k0 : lanes;
-        j->kern->nchw_small(&j->g, p->oh, j->x + n * p->x_stride[DIM_N], j->w, k0, count, work,
-                            j->y + n * p->y_stride[DIM_N]);
+        const int64_t images = p->n - n0 < j->images ? p->n - n0 : j->images;
+        j->kern->nchw_small(&j->g, p->oh, j->x + n0 * p->x_stride[DIM_N], images, j->w, k0, count,
+                            work, j->y + n0 * p->y_stride[DIM_N]);
     }
 }
 
@@ -138,8 +141,14 @@ static convsel_status_t run(const struct conv_run_args *a) {
     /* With one input channel per group the KCRS and KRSC orders coincide:
      * weight (k, r, s) is at (k * r + r) * s + s in both. */
     if (p->layout == CONVSEL_LAYOUT_NCHW && use_small(p, &j.g, j.kern)) {
+        /* images per task: as many as leave 4 tasks per thread */
         const int64_t blocks = (p->k + j.kern->small_lanes - 1) / j.kern->small_lanes;
-        thread_pool_parallel_for(a->pool, (size_t)(p->n * blocks), nchw_small_tasks, &j);
+        const int64_t want = 4 * (int64_t)a->num_threads,
+                      chunks_wanted = (want + blocks - 1) / blocks;
+        const int64_t chunks = chunks_wanted < p->n ? chunks_wanted : p->n;
+        j.images = (p->n + chunks - 1) / chunks;
+        const int64_t tasks = blocks * ((p->n + j.images - 1) / j.images);
+        thread_pool_parallel_for(a->pool, (size_t)tasks, nchw_small_tasks, &j);
         return CONVSEL_STATUS_SUCCESS;
     }
     if (p->layout == CONVSEL_LAYOUT_NCHW) {

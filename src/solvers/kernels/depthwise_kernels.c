@@ -294,9 +294,9 @@ static inline __attribute__((always_inline)) void nhwc_row_body(const struct dw_
         nhwc_row_body(g, x, taps, oy, y);                                                          \
     }                                                                                              \
     attr static void nchw_small_##suffix(const struct dw_geometry *g, int64_t oh, const float *x,  \
-                                         const float *w, int64_t k0, int64_t lanes, float *work,   \
-                                         float *y) {                                               \
-        small_body_##width(g, oh, x, w, k0, lanes, work, y);                                       \
+                                         int64_t images, const float *w, int64_t k0,               \
+                                         int64_t lanes, float *work, float *y) {                   \
+        small_body_##width(g, oh, x, images, w, k0, lanes, work, y);                               \
     }
 
 DEFINE_VARIANT(generic, , 8, false, false)

@@ -58,7 +58,7 @@ void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const f
                   int64_t row_stride, int64_t col_stride, int64_t oy0, int64_t rows, float *slab);
 
 /* NCHW on small maps (see depthwise_small.inc): output channels
- * [k0, k0 + lanes) of one image at once, lanes <= the variant's
+ * [k0, k0 + lanes) of some images at once, lanes <= the variant's
  * small_lanes, in a work buffer of dw_small_floats floats (tile, weights
  * and outputs). Output pixels of a row are computed in blocks of up to
  * DW_SMALL_BLOCK; the tile and the outputs have slack for the last
@@ -95,12 +95,13 @@ struct dw_kernels {
      * (h x w x c), taps the weights as [r][s][k], y the row (ow x k). */
     void (*nhwc_row)(const struct dw_geometry *g, const float *x, const float *taps, int64_t oy,
                      float *y);
-    /* NCHW, small maps: output channels [k0, k0 + lanes) of one image, all
-     * oh rows. x is the image (c planes of h x w), w all k filters (r x s
-     * each), y the image's output (k planes of oh x ow), work a buffer of
+    /* NCHW, small maps: output channels [k0, k0 + lanes) of `images`
+     * images, all oh rows. x is the first image (images of g->c planes of
+     * h x w, packed), w all g->k filters (r x s each), y the first image's
+     * output (images of g->k planes of oh x ow, packed), work a buffer of
      * dw_small_floats(g, oh, small_lanes) floats. */
-    void (*nchw_small)(const struct dw_geometry *g, int64_t oh, const float *x, const float *w,
-                       int64_t k0, int64_t lanes, float *work, float *y);
+    void (*nchw_small)(const struct dw_geometry *g, int64_t oh, const float *x, int64_t images,
+                       const float *w, int64_t k0, int64_t lanes, float *work, float *y);
     int64_t small_lanes; /* channels per nchw_small call: the vector width */
     enum cpu_isa isa;
 };
