@@ -216,6 +216,23 @@ int main(void) {
     check_solver(h, &split);
     check_solver(h, &wide);
     check_solver(h, &line);
+    /* Small maps through the solver: blocks of channels over chunks of
+     * images (5 images of 5 blocks on 2 threads: chunks of 3 and 2), the
+     * last block short, a channel multiplier, a strided map 12 wide. */
+    const int64_t smalls[][7] = {
+        /* n, c, mult, hw, f, stride, pad */
+        {5, 40, 1, 7, 3, 1, 1},
+        {3, 12, 2, 5, 5, 1, 2},
+        {1, 3, 1, 2, 3, 2, 1},
+        {2, 20, 1, 24, 3, 2, 1},
+    };
+    for (size_t i = 0; i < sizeof smalls / sizeof smalls[0]; i++) {
+        const int64_t *c = smalls[i];
+        struct test_problem tp = test_problem_default();
+        tp.n = c[0], tp.c = tp.groups = c[1], tp.k = c[1] * c[2], tp.h = tp.w = c[3];
+        tp.r = tp.s = c[4], tp.stride_h = tp.stride_w = c[5], tp.pad_h = tp.pad_w = c[6];
+        check_solver(h, &tp);
+    }
     /* The solver through the API with 1 and 2 threads gives the same bits. */
     struct test_problem tp = test_problem_default();
     tp.c = tp.groups = tp.k = 24, tp.h = tp.w = 31, tp.pad_h = tp.pad_w = 1, tp.n = 3;
