@@ -179,25 +179,26 @@ typedef float dw_vec8 __attribute__((vector_size(8 * sizeof(float))));
 typedef float dw_uvec8 __attribute__((vector_size(8 * sizeof(float)), aligned(4), may_alias));
 static inline __attribute__((always_inline)) void dw_transpose8(const float *const src[8],
                                                                 float *const dst[8]) {
-    typedef int idx8 __attribute__((vector_size(8 * sizeof(int))));
+    /* __builtin_shufflevector: GCC 12 and clang both have it (clang has no
+     * __builtin_shuffle, and the fuzzing build compiles this file with it) */
     dw_vec8 a[8], t[8], u[8];
     for (int i = 0; i < 8; i++)
         a[i] = *(const dw_uvec8 *)src[i];
     for (int i = 0; i < 8; i += 2) {
-        t[i] = __builtin_shuffle(a[i], a[i + 1], (idx8){0, 8, 1, 9, 4, 12, 5, 13});
-        t[i + 1] = __builtin_shuffle(a[i], a[i + 1], (idx8){2, 10, 3, 11, 6, 14, 7, 15});
+        t[i] = __builtin_shufflevector(a[i], a[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(a[i], a[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
     }
     for (int i = 0; i < 8; i += 4)
         for (int h = 0; h < 2; h++) {
             u[i + 2 * h] =
-                __builtin_shuffle(t[i + h], t[i + h + 2], (idx8){0, 1, 8, 9, 4, 5, 12, 13});
+                __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
             u[i + 2 * h + 1] =
-                __builtin_shuffle(t[i + h], t[i + h + 2], (idx8){2, 3, 10, 11, 6, 7, 14, 15});
+                __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
         }
     for (int j = 0; j < 4; j++) {
-        *(dw_uvec8 *)dst[j] = __builtin_shuffle(u[j], u[j + 4], (idx8){0, 1, 2, 3, 8, 9, 10, 11});
+        *(dw_uvec8 *)dst[j] = __builtin_shufflevector(u[j], u[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
         *(dw_uvec8 *)dst[j + 4] =
-            __builtin_shuffle(u[j], u[j + 4], (idx8){4, 5, 6, 7, 12, 13, 14, 15});
+            __builtin_shufflevector(u[j], u[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
     }
 }
 
