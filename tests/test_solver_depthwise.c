@@ -186,6 +186,9 @@ int main(void) {
             {8, 2, 6, 5, 1, 1, 2, 1},
             {17, 1, 1, 3, 1, 1, 1, 2},
             {40, 1, 20, 3, 2, 2, 2, 1},
+            /* stride 2 on rows of 40 and 37: the pack's paired loop and its tails */
+            {3, 1, 40, 3, 2, 1, 1, 1},
+            {2, 1, 37, 5, 2, 1, 0, 1},
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             for (int layout = 0; layout < 2; layout++) {
