@@ -6,9 +6,9 @@
  * stride phase: kernels/depthwise_kernels.h) that stays in L1 while the
  * band kernel reads it once per tap. Rows too wide for a slab fall back to
  * a row kernel. Small maps (a few columns) are vectorized over channels
- * instead: a task is a block of channels of one image. NHWC: a task is an output row of one image,
- * vectorized over channels; the weights are first turned into [r][s][k] in the workspace so the
- * channel loop is contiguous. */
+ * instead: a task is a block of channels over a chunk of images. NHWC: a task is an output row of
+ * one image, vectorized over channels; the weights are first turned into [r][s][k] in the workspace
+ * so the channel loop is contiguous. */
 #include "solvers/kernels/depthwise_kernels.h"
 #include "solvers/slab_geometry.h"
 #include "solvers/solver.h"
@@ -31,7 +31,7 @@ static size_t workspace_size(const struct conv_problem *p) {
     return p->layout == CONVSEL_LAYOUT_NHWC ? (size_t)(p->k * p->r * p->s) * sizeof(float) : 0;
 }
 
-/* The small-map kernel's stack buffer (tile, slack and weights). */
+/* The small-map kernel's stack buffer (weights, tile and sums, with slack). */
 #define DW_SMALL_WORK_FLOATS 8192
 
 /* NCHW maps narrow enough go to the small-map kernel, vectorized over
@@ -56,6 +56,7 @@ struct dw_job {
     struct dw_geometry g;
     struct dw_slab slab;
     int64_t bands;  /* per output plane */
+    int64_t blocks; /* small maps: blocks of small_lanes output channels */
     int64_t images; /* small maps: images per task */
     const float *x, *w;
     float *y;
@@ -105,10 +106,10 @@ static void nchw_row_tasks(void *ctx, size_t begin, size_t end) {
 static void nchw_small_tasks(void *ctx, size_t begin, size_t end) {
     const struct dw_job *j = ctx;
     const struct conv_problem *p = j->p;
-    const int64_t lanes = j->kern->small_lanes, blocks = (p->k + lanes - 1) / lanes;
+    const int64_t lanes = j->kern->small_lanes;
     float work[DW_SMALL_WORK_FLOATS] __attribute__((aligned(64)));
     for (size_t t = begin; t < end; t++) {
-        const int64_t k0 = (int64_t)t % blocks * lanes, n0 = (int64_t)t / blocks * j->images;
+        const int64_t k0 = (int64_t)t % j->blocks * lanes, n0 = (int64_t)t / j->blocks * j->images;
         const int64_t count = p->k - k0 < lanes ? p->k - k0 : lanes;
         const int64_t images = p->n - n0 < j->images ? p->n - n0 : j->images;
         j->kern->nchw_small(&j->g, p->oh, j->x + n0 * p->x_stride[DIM_N], images, j->w, k0, count,
@@ -142,12 +143,12 @@ static convsel_status_t run(const struct conv_run_args *a) {
      * weight (k, r, s) is at (k * r + r) * s + s in both. */
     if (p->layout == CONVSEL_LAYOUT_NCHW && use_small(p, &j.g, j.kern)) {
         /* images per task: as many as leave 4 tasks per thread */
-        const int64_t blocks = (p->k + j.kern->small_lanes - 1) / j.kern->small_lanes;
+        j.blocks = (p->k + j.kern->small_lanes - 1) / j.kern->small_lanes;
         const int64_t want = 4 * (int64_t)a->num_threads,
-                      chunks_wanted = (want + blocks - 1) / blocks;
+                      chunks_wanted = (want + j.blocks - 1) / j.blocks;
         const int64_t chunks = chunks_wanted < p->n ? chunks_wanted : p->n;
         j.images = (p->n + chunks - 1) / chunks;
-        const int64_t tasks = blocks * ((p->n + j.images - 1) / j.images);
+        const int64_t tasks = j.blocks * ((p->n + j.images - 1) / j.images);
         thread_pool_parallel_for(a->pool, (size_t)tasks, nchw_small_tasks, &j);
         return CONVSEL_STATUS_SUCCESS;
     }

@@ -66,18 +66,16 @@ void dw_slab_pack(const struct dw_geometry *g, const struct dw_slab *sl, const f
 #define DW_SMALL_BLOCK 8
 #define DW_SMALL_SLACK(g) ((DW_SMALL_BLOCK - 1) * (g)->stride_w)
 
-/* Tile rows and columns: the padded input a plane's oh x ow outputs read. */
-static inline int64_t dw_small_tile_rows(const struct dw_geometry *g, int64_t oh) {
-    return (oh - 1) * g->stride_h + (g->r - 1) * g->dil_h + 1;
-}
+/* Tile columns: the padded input a plane's ow outputs read across (its
+ * rows are dw_slab_rows(g, oh), below: a slab of the whole plane). */
 static inline int64_t dw_small_tile_cols(const struct dw_geometry *g) {
     return (g->ow - 1) * g->stride_w + (g->s - 1) * g->dil_w + 1;
 }
 
 /* Floats of the work buffer nchw_small needs for `lanes` channels. */
 static inline size_t dw_small_floats(const struct dw_geometry *g, int64_t oh, int64_t lanes) {
-    return (size_t)((dw_small_tile_rows(g, oh) * dw_small_tile_cols(g) + DW_SMALL_SLACK(g) +
-                     g->r * g->s + oh * g->ow + DW_SMALL_BLOCK) *
+    return (size_t)((dw_slab_rows(g, oh) * dw_small_tile_cols(g) + DW_SMALL_SLACK(g) + g->r * g->s +
+                     oh * g->ow + DW_SMALL_BLOCK) *
                     lanes);
 }
 
