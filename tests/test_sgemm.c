@@ -226,6 +226,15 @@ int main(void) {
     const struct sgemm_args z = {2, 2, 0, a, 1, false, b, 2, false, c, 2};
     sgemm(&z, NULL);
     CHECK(c[0] == 0 && c[1] == 0 && c[2] == 0 && c[3] == 0);
+    /* the threshold below which sgemm_run leaves the pool alone (and
+     * gemm_fold_run copies C out on the calling thread): a 1 MFLOP GEMM is
+     * serial, a 268 MFLOP one is not, and a forced split never is */
+    struct sgemm_op op = {.m = 64, .n = 128, .k = 64};
+    CHECK(sgemm_is_serial(&op));
+    op.split = SGEMM_SPLIT_ROWS;
+    CHECK(!sgemm_is_serial(&op));
+    op = (struct sgemm_op){.m = 512, .n = 512, .k = 512};
+    CHECK(!sgemm_is_serial(&op));
     printf("%d ISA variants checked\n", checked);
     thread_pool_destroy(pool);
     return test_finish("test_sgemm");

@@ -162,9 +162,7 @@ static convsel_status_t unit_run(const struct conv_run_args *a) {
                                     .b = {.pack = fold_pack, .ctx = &f},
                                     .c = f.c,
                                     .ldc = cols};
-        sgemm_run(&op, a->pool);
-        struct gemm_fold_out out = {p, f.c, a->y};
-        thread_pool_parallel_for(a->pool, (size_t)p->k, gemm_fold_scatter, &out);
+        gemm_fold_run(p, &op, a->y, a->pool);
         return CONVSEL_STATUS_SUCCESS;
     }
     for (int64_t n = 0; n < p->n; n++)

@@ -299,8 +299,15 @@ bool gemm_folds(const struct conv_problem *p) {
            p->oh * p->ow <= GEMM_FOLD_MAX_PIXELS && p->n * p->oh * p->ow <= INT32_MAX;
 }
 
-void gemm_fold_scatter(void *ctx, size_t k0, size_t k1) {
-    const struct gemm_fold_out *f = ctx;
+struct fold_out {
+    const struct conv_problem *p;
+    const float *c;
+    float *y;
+};
+
+/* C to y, output channels [k0, k1) (thread_pool_fn; ctx: struct fold_out). */
+static void fold_scatter(void *ctx, size_t k0, size_t k1) {
+    const struct fold_out *f = ctx;
     const size_t pixels = (size_t)(f->p->oh * f->p->ow), n = (size_t)f->p->n;
     for (size_t k = k0; k < k1; k++)
         for (size_t i = 0; i < n; i++) {
@@ -312,4 +319,11 @@ void gemm_fold_scatter(void *ctx, size_t k0, size_t k1) {
             else
                 memcpy(to, from, pixels * sizeof(float));
         }
+}
+
+void gemm_fold_run(const struct conv_problem *p, const struct sgemm_op *op, float *y,
+                   struct thread_pool *pool) {
+    sgemm_run(op, pool);
+    struct fold_out out = {p, op->c, y};
+    thread_pool_parallel_for(sgemm_is_serial(op) ? NULL : pool, (size_t)p->k, fold_scatter, &out);
 }

@@ -935,6 +935,11 @@ static bool run_gemv(const struct sgemm_op *op, struct thread_pool *pool) {
     return true;
 }
 
+bool sgemm_is_serial(const struct sgemm_op *op) {
+    const bool forced = op->split > SGEMM_SPLIT_AUTO && op->split <= SGEMM_SPLIT_DEPTH;
+    return !forced && 2.0 * (double)op->m * (double)op->n * (double)op->k < SERIAL_FLOP;
+}
+
 void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
     struct sgemm_op op = *in;
     if (op.kernel == NULL)
@@ -948,7 +953,7 @@ void sgemm_run(const struct sgemm_op *in, struct thread_pool *pool) {
     }
     const size_t mr = op.kernel->mr, nr = op.kernel->nr;
     const bool forced = op.split > SGEMM_SPLIT_AUTO && op.split <= SGEMM_SPLIT_DEPTH;
-    if (!forced && 2.0 * (double)op.m * (double)op.n * (double)op.k < SERIAL_FLOP)
+    if (sgemm_is_serial(&op))
         pool = NULL;
     if (!forced && run_gemv(&op, pool)) /* a forced split is timed as it is */
         return;

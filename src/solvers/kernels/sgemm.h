@@ -113,6 +113,12 @@ struct sgemm_op {
  * whole, packed once first, in parallel), or depth ranges (op.split). */
 void sgemm_run(const struct sgemm_op *op, struct thread_pool *pool);
 
+/* Whether sgemm_run runs op on the calling thread alone whatever the pool:
+ * too few FLOPs to pay for waking it, and no forced split. A caller with
+ * work of its own around the GEMM (copying C out) keeps it on the same
+ * thread then, or it pays the wake-up sgemm_run avoided. */
+bool sgemm_is_serial(const struct sgemm_op *op);
+
 /* Floats of a packed A (rows = m) or B (rows = n) of depth k for kernel. */
 size_t sgemm_packed_floats(const struct sgemm_kernel *kernel, bool is_a, size_t rows, size_t k);
 
