@@ -86,6 +86,9 @@ int main(void) {
         {3, 32, 16, 7, 7, 4, 0},     /* groups: per image and group */
         {1, 2048, 512, 1, 1, 1, 0},  /* one image on a 1x1 map: a GEMV of the weights as they are */
         {1, 333, 75, 1, 1, 3, 0},    /* the same per group, rows and depths past a vector */
+        /* 1 MFLOP, on 2 threads (odd index): a serial GEMM whose C is copied
+         * out on the calling thread (gemm_fold_run), as {3, 129, 67} too */
+        {8, 64, 64, 4, 4, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int v = 0; v < 8; v++) {
