@@ -1,9 +1,10 @@
 /* bench_threads.c -- the scenario that exposed MIOpen's bug, for speed:
  * U user threads, each with its own handle, run the same convolution at
- * once, with T solver threads per handle, for solvers on three threading
- * models: depthwise (convsel's blocking pool), im2col_gemm (OpenBLAS's
- * threads), onednn_direct (OpenMP). A spin-waiting runtime on two shared
- * cores shows up as 2 users x 2 threads being far slower than 2 x 1.
+ * once, with T solver threads per handle, for solvers on two threading
+ * models: depthwise and im2col_gemm (convsel's pool, which spins briefly
+ * and then sleeps: CONVSEL_POOL_SPIN_US), onednn_direct (OpenMP). A
+ * spin-waiting runtime on two shared cores shows up as 2 users x 2 threads
+ * being far slower than 2 x 1.
  * Prints the per-call latency (ms): median, p90 and min over all calls.
  *   build/bench_threads [CALLS=20] */
 #include <pthread.h>

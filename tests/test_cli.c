@@ -45,6 +45,20 @@ int main(void) {
            "-i 3",
            0, NEEDLES("weights   constant", "verified"));
     expect("conv -c 8 -H 7 -W 7 -k 8 -i 1", 0, NEEDLES("weights   per-call"));
+
+    /* the pool's spin: a bad value is named, the default applies, the
+     * result is still verified; 0 (never spin) and a long spin verify too */
+    const char *const spins[] = {"CONVSEL_POOL_SPIN_US=lots", "CONVSEL_POOL_SPIN_US=0",
+                                 "CONVSEL_POOL_SPIN_US=10000"};
+    for (int i = 0; i < 3; i++) {
+        const int rc = test_convsel(spins[i],
+                                    "conv -n 2 -c 32 -H 20 -W 20 -k 32 -y 3 -x 3 -g 32 "
+                                    "-S depthwise --threads 2 -V 1 -i 20",
+                                    out, sizeof out);
+        CHECK(rc == 0 && strstr(out, "verified") != NULL);
+        CHECK((i == 0) == (strstr(out, "CONVSEL_POOL_SPIN_US=lots: takes a whole number from 0 "
+                                       "to 10000; using the default") != NULL));
+    }
     expect("conv --weights sometimes", 2,
            NEEDLES("--weights sometimes: must be constant or per-call"));
 

@@ -1,4 +1,4 @@
-/* test_env.c -- util/env.c: the boolean and choice words, the default for
+/* test_env.c -- util/env.c: the boolean, choice and number words, the default for
  * unset, empty and unreadable values, and one warning per variable per
  * process (captured from stderr), naming the variable, value and words. */
 #include <stdio.h>
@@ -54,6 +54,18 @@ static void read_bad(void) {
     got_d = env_choice("CONVSEL_TEST_ENV_C", modes, 3, 2);
 }
 
+static long got_l[8];
+static void read_numbers(void) {
+    const char *const bad[] = {"fast", "12x", "-1", "10001",
+                               "",     "+5",  " 5", "99999999999999999999"};
+    for (int i = 0; i < 8; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "CONVSEL_TEST_ENV_L%d", i);
+        setenv(name, bad[i], 1);
+        got_l[i] = env_long(name, 0, 10000, 50);
+    }
+}
+
 static bool quiet_ok;
 static void read_good(void) {
     static const char *const modes[] = {"immediate", "hybrid", "exhaustive"};
@@ -67,6 +79,14 @@ static void read_good(void) {
     quiet_ok = quiet_ok && env_choice("CONVSEL_TEST_ENV_F", modes, 3, 0) == 1;
     unsetenv("CONVSEL_TEST_ENV_F");
     quiet_ok = quiet_ok && env_choice("CONVSEL_TEST_ENV_F", modes, 3, 2) == 2;
+    const char *const good[] = {"0", "10000", "200", "-3"};
+    const long want[] = {0, 10000, 200, -3};
+    for (int i = 0; i < 4; i++) {
+        setenv("CONVSEL_TEST_ENV_G", good[i], 1);
+        quiet_ok = quiet_ok && env_long("CONVSEL_TEST_ENV_G", -5, 10000, 7) == want[i];
+    }
+    unsetenv("CONVSEL_TEST_ENV_G");
+    quiet_ok = quiet_ok && env_long("CONVSEL_TEST_ENV_G", 0, 1, 1) == 1;
 }
 
 int main(void) {
@@ -81,6 +101,15 @@ int main(void) {
     CHECK(first_a && strstr(first_a + 1, "ENV_A") == NULL);
     const char *first_c = strstr(err, "ENV_C");
     CHECK(first_c && strstr(first_c + 1, "ENV_C") == NULL);
+    err = capture(read_numbers);
+    for (int i = 0; i < 8; i++) /* the default, and a warning, except for the empty value */
+        CHECK(got_l[i] == 50);
+    CHECK(test_contains(err, "CONVSEL_TEST_ENV_L0=fast: takes a whole number from 0 to 10000"));
+    for (int i = 0; i < 8; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "CONVSEL_TEST_ENV_L%d=", i);
+        CHECK(i == 4 ? strstr(err, name) == NULL : test_contains(err, name));
+    }
     err = capture(read_good);
     CHECK(quiet_ok);
     CHECK(err[0] == '\0');

@@ -109,8 +109,12 @@ static void forget_plans(convsel_handle_t h) {
 }
 
 struct thread_pool *handle_pool(convsel_handle_t h) {
-    if (h->num_threads > 1 && h->pool == NULL)
+    if (h->num_threads > 1 && h->pool == NULL) {
         h->pool = thread_pool_create(h->num_threads);
+        const long spin_us =
+            env_long("CONVSEL_POOL_SPIN_US", 0, 10000, (long)(THREAD_POOL_SPIN_NS_DEFAULT / 1000));
+        thread_pool_set_spin_ns(h->pool, (int64_t)spin_us * 1000);
+    }
     return h->pool;
 }
 

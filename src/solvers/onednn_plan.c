@@ -219,6 +219,7 @@ convsel_status_t onednn_plan_run(struct onednn_plan *c, const float *x, const fl
         {DNNL_ARG_WEIGHTS, c->inner[1] ? c->inner[1] : c->user[1]},
         {DNNL_ARG_DST, c->inner[2] ? c->inner[2] : c->user[2]},
     };
+    openmp_region_starting(); /* the pool's spinners make way: util/openmp.h */
     const bool ran = run_reorder(c, 0, true) && (!reorder_weights || run_reorder(c, 1, true)) &&
                      dnnl_primitive_execute(c->conv, c->stream, 3, args) == dnnl_success &&
                      run_reorder(c, 2, false) && dnnl_stream_wait(c->stream) == dnnl_success;

@@ -1,15 +1,17 @@
 /* env.c -- see env.h. */
 #include "util/env.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* The variables warned about so far: a handful at most. */
+/* The variables warned about so far: a handful at most. Copies, since a
+ * caller's name need not outlive the call. */
 static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *warned[16];
+static char warned[16][64];
 static int n_warned;
 
 static void warn_once(const char *name, const char *value, const char *takes) {
@@ -18,7 +20,7 @@ static void warn_once(const char *name, const char *value, const char *takes) {
     for (int i = 0; i < n_warned && !seen; i++)
         seen = strcmp(warned[i], name) == 0;
     if (!seen && n_warned < (int)(sizeof warned / sizeof warned[0]))
-        warned[n_warned++] = name;
+        snprintf(warned[n_warned++], sizeof warned[0], "%s", name);
     pthread_mutex_unlock(&warned_lock);
     if (!seen)
         fprintf(stderr, "convsel: warning: %s=%.40s: takes %s; using the default\n", name, value,
@@ -62,6 +64,22 @@ int env_choice(const char *name, const char *const *words, int count, int dflt) 
                  : i == count - 1 ? " or "
                                   : ", ",
                  words[i]);
+    warn_once(name, v, takes);
+    return dflt;
+}
+
+long env_long(const char *name, long lo, long hi, long dflt) {
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return dflt;
+    char *end;
+    errno = 0;
+    const long x = strtol(v, &end, 10);
+    if (errno == 0 && *end == '\0' && end != v && x >= lo && x <= hi &&
+        (*v == '-' || (*v >= '0' && *v <= '9')))
+        return x;
+    char takes[96];
+    snprintf(takes, sizeof takes, "a whole number from %ld to %ld", lo, hi);
     warn_once(name, v, takes);
     return dflt;
 }

@@ -15,6 +15,10 @@ bool env_bool(const char *name, bool dflt);
  * when unset or empty, or (with a warning) not one of them. */
 int env_choice(const char *name, const char *const *words, int count, int dflt);
 
+/* The integer value of $name, in [lo, hi]; dflt when unset or empty, or
+ * (with a warning) not a whole decimal number in that range. */
+long env_long(const char *name, long lo, long hi, long dflt);
+
 /* Parses a boolean word; false when it is not one. */
 bool env_parse_bool(const char *text, bool *out);
 

@@ -4,7 +4,20 @@
 
 #include "util/clock.h"
 
+#include <stdatomic.h>
+
 static _Thread_local int64_t region_ended_ns; /* 0: none on this thread yet */
+
+/* Relaxed: a hint to spinners, not a synchronisation. */
+static atomic_ulong regions_started;
+
+void openmp_region_starting(void) {
+    atomic_fetch_add_explicit(&regions_started, 1, memory_order_relaxed);
+}
+
+unsigned long openmp_regions_started(void) {
+    return atomic_load_explicit(&regions_started, memory_order_relaxed);
+}
 
 void openmp_region_ended(void) {
     region_ended_ns = clock_now_ns();

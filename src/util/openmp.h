@@ -25,6 +25,13 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigne
 
 #define OPENMP_HOT_NS INT64_C(20000000)
 
+/* An OpenMP region is about to start (on any thread): spinning pool
+ * workers go to sleep rather than take a core from its team. */
+void openmp_region_starting(void);
+
+/* How many have started in this process: a spinner watches it change. */
+unsigned long openmp_regions_started(void);
+
 /* An OpenMP parallel region has just ended on the calling thread. */
 void openmp_region_ended(void);
 

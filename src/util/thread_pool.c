@@ -1,34 +1,71 @@
-/* thread_pool.c -- see thread_pool.h. A job is published under the mutex
- * with a new generation number; workers and the caller take chunks from an
- * atomic cursor. Workers enter a job under the mutex (counted in `active`)
- * and the caller neither returns nor publishes the next job while any
- * worker is still inside one: a worker that woke late must never read a
- * job's fields while they are being rewritten. */
+/* thread_pool.c -- see thread_pool.h.
+ *
+ * Publishing a job. The job's fields (fn, ctx, n, chunk) are plain memory,
+ * written by the caller while `generation` is odd and no worker is inside
+ * a job (`active` is 0); an even generation marks them complete. A worker
+ * counts itself in `active` *before* it reads the generation, and reads the
+ * fields only when that generation is even and new to it. Every operation
+ * on these counters is sequentially consistent, so either the worker's read
+ * comes before the caller makes the generation odd -- and then the caller
+ * sees the worker in `active` and waits for it to leave -- or it comes after
+ * the next even generation, whose fields are then complete. A worker that
+ * wakes late for a job already finished finds no task left and leaves.
+ *
+ * Waiting. Workers spin (bounded by spin_ns) for the next job before they
+ * block on `work`, and the caller spins for the job's last task before it
+ * blocks on `done`. Both blocks use the same handshake: the sleeper
+ * announces itself (`sleepers`, `caller_waits`), then re-checks under the
+ * mutex; the waker changes the state, then looks for a sleeper and
+ * broadcasts under the mutex. One of the two always sees the other. */
 #include "util/thread_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "util/clock.h"
 #include "util/openmp.h"
 
 struct thread_pool {
     pthread_mutex_t mu;
-    pthread_cond_t work; /* a new job (or shutdown) */
-    pthread_cond_t done; /* the job's last chunk finished */
+    pthread_cond_t work; /* a new job (or shutdown), for sleeping workers */
+    pthread_cond_t done; /* tasks or workers finished, for a sleeping caller */
     int threads;
     pthread_t *workers;
-    /* The current job: written under mu before the generation changes. */
-    unsigned long generation;
-    bool shutdown;
+    atomic_llong spin_ns;
+    atomic_bool shutdown;
+    atomic_ulong generation; /* odd while the job below is being written */
     thread_pool_fn fn;
     void *ctx;
     size_t n, chunk;
     atomic_size_t next;      /* first task not yet taken */
     atomic_size_t remaining; /* tasks not yet finished */
-    int active;              /* workers inside the current job (under mu) */
+    atomic_int active;       /* workers that may be reading the job */
+    atomic_int sleepers;     /* workers blocked, or about to block, on `work` */
+    atomic_bool caller_waits;
 };
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spins are checked against the clock every SPIN_CHECK pauses (a pause is
+ * tens of nanoseconds; the clock read about twenty). */
+#define SPIN_CHECK 64
+
+static void wake_caller(struct thread_pool *p) {
+    if (atomic_load(&p->caller_waits)) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_broadcast(&p->done);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
 
 /* Takes and runs chunks until none are left. */
 static void work_on(struct thread_pool *p) {
@@ -38,29 +75,84 @@ static void work_on(struct thread_pool *p) {
             return;
         const size_t end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
         p->fn(p->ctx, begin, end);
-        atomic_fetch_sub(&p->remaining, end - begin);
+        if (atomic_fetch_sub(&p->remaining, end - begin) == end - begin)
+            wake_caller(p); /* the job's last task */
     }
+}
+
+static bool job_ready(struct thread_pool *p, unsigned long seen) {
+    const unsigned long g = atomic_load(&p->generation);
+    return atomic_load(&p->shutdown) || (g != seen && g % 2 == 0);
+}
+
+/* Returns when a job newer than `seen` may be published, or at shutdown.
+ * A oneDNN call starting on any thread ends the spin at once: its OpenMP
+ * team needs the cores (util/openmp.h). */
+static void await_job(struct thread_pool *p, unsigned long seen) {
+    const int64_t budget = atomic_load(&p->spin_ns);
+    if (budget > 0) {
+        const int64_t start = clock_now_ns();
+        const unsigned long regions = openmp_regions_started();
+        for (unsigned i = 1;; i++) {
+            if (job_ready(p, seen))
+                return;
+            cpu_relax();
+            if (i % SPIN_CHECK == 0 &&
+                (clock_now_ns() - start > budget || openmp_regions_started() != regions))
+                break;
+        }
+    }
+    pthread_mutex_lock(&p->mu);
+    atomic_fetch_add(&p->sleepers, 1);
+    while (!job_ready(p, seen))
+        pthread_cond_wait(&p->work, &p->mu);
+    atomic_fetch_sub(&p->sleepers, 1);
+    pthread_mutex_unlock(&p->mu);
 }
 
 static void *worker_main(void *arg) {
     struct thread_pool *p = arg;
     unsigned long seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->shutdown && p->generation == seen)
-            pthread_cond_wait(&p->work, &p->mu);
-        if (p->shutdown)
-            break;
-        seen = p->generation;
-        p->active++;
-        pthread_mutex_unlock(&p->mu);
-        work_on(p);
-        pthread_mutex_lock(&p->mu);
-        p->active--;
-        pthread_cond_broadcast(&p->done); /* the caller waits for tasks and workers */
+        await_job(p, seen);
+        if (atomic_load(&p->shutdown))
+            return NULL;
+        atomic_fetch_add(&p->active, 1);
+        const unsigned long g = atomic_load(&p->generation);
+        if (g != seen && g % 2 == 0) {
+            seen = g;
+            work_on(p);
+        }
+        if (atomic_fetch_sub(&p->active, 1) == 1)
+            wake_caller(p); /* a caller may be waiting to write the next job */
     }
+}
+
+static bool tasks_done(struct thread_pool *p) {
+    return atomic_load(&p->remaining) == 0;
+}
+
+static bool workers_out(struct thread_pool *p) {
+    return atomic_load(&p->active) == 0;
+}
+
+/* The caller's wait: spin, then block on `done`. */
+static void caller_wait(struct thread_pool *p, bool (*until)(struct thread_pool *)) {
+    const int64_t budget = atomic_load(&p->spin_ns);
+    const int64_t start = budget > 0 ? clock_now_ns() : 0;
+    for (unsigned i = 1; budget > 0; i++) {
+        if (until(p))
+            return;
+        cpu_relax();
+        if (i % SPIN_CHECK == 0 && clock_now_ns() - start > budget)
+            break;
+    }
+    pthread_mutex_lock(&p->mu);
+    atomic_store(&p->caller_waits, true);
+    while (!until(p))
+        pthread_cond_wait(&p->done, &p->mu);
+    atomic_store(&p->caller_waits, false);
     pthread_mutex_unlock(&p->mu);
-    return NULL;
 }
 
 struct thread_pool *thread_pool_create(int threads) {
@@ -72,6 +164,7 @@ struct thread_pool *thread_pool_create(int threads) {
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
+    atomic_init(&p->spin_ns, THREAD_POOL_SPIN_NS_DEFAULT);
     p->threads = threads;
     p->workers = calloc((size_t)threads, sizeof *p->workers);
     int started = 0;
@@ -90,7 +183,7 @@ void thread_pool_destroy(struct thread_pool *p) {
     if (p == NULL)
         return;
     pthread_mutex_lock(&p->mu);
-    p->shutdown = true;
+    atomic_store(&p->shutdown, true);
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; p->workers && i < p->threads - 1; i++)
@@ -104,6 +197,11 @@ void thread_pool_destroy(struct thread_pool *p) {
 
 int thread_pool_threads(const struct thread_pool *p) {
     return p ? p->threads : 1;
+}
+
+void thread_pool_set_spin_ns(struct thread_pool *p, int64_t ns) {
+    if (p != NULL)
+        atomic_store(&p->spin_ns, ns > 0 ? ns : 0);
 }
 
 struct openmp_job {
@@ -134,25 +232,25 @@ void thread_pool_parallel_for(struct thread_pool *p, size_t n, thread_pool_fn fn
     size_t chunk = n / ((size_t)p->threads * 4);
     if (openmp_team_hot()) { /* see util/openmp.h */
         struct openmp_job j = {fn, ctx, n, chunk ? chunk : 1, 0};
+        openmp_region_starting();
         GOMP_parallel(openmp_body, &j, (unsigned)p->threads, 0);
         openmp_region_ended(); /* the team spins again */
         return;
     }
-    pthread_mutex_lock(&p->mu);
-    while (p->active > 0) /* stragglers of the previous job */
-        pthread_cond_wait(&p->done, &p->mu);
+    atomic_fetch_add(&p->generation, 1); /* odd: being written */
+    caller_wait(p, workers_out);         /* late workers of the previous job */
     p->fn = fn;
     p->ctx = ctx;
     p->n = n;
     p->chunk = chunk ? chunk : 1;
     atomic_store(&p->next, 0);
     atomic_store(&p->remaining, n);
-    p->generation++;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->mu);
+    atomic_fetch_add(&p->generation, 1); /* even: published */
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_broadcast(&p->work);
+        pthread_mutex_unlock(&p->mu);
+    }
     work_on(p);
-    pthread_mutex_lock(&p->mu);
-    while (atomic_load(&p->remaining) != 0 || p->active > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    caller_wait(p, tasks_done);
 }
