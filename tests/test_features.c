@@ -31,7 +31,7 @@ static void known_problem(void) {
     char err[PROBLEM_ERROR_MAX];
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
     float f[FEATURE_COUNT];
-    features_of(&p, 2, f);
+    features_of(&p, 2, 8, f);
     CHECK(near(f[0], 2) && near(f[1], 6) && near(f[2], log2(56)) && near(f[3], log2(28)));
     CHECK(near(f[4], 7) && near(f[5], log2(28)) && near(f[6], log2(14)));
     CHECK(near(f[7], 3) && near(f[8], 5) && near(f[9], 1) && near(f[10], 2));
@@ -40,27 +40,51 @@ static void known_problem(void) {
     /* 2 * n * k * oh * ow * c * r * s FLOP; k * c * r * s weights */
     CHECK(near(f[19], log2(2.0 * 4 * 128 * 28 * 14 * 64 * 3 * 5)));
     CHECK(near(f[20], log2(128.0 * 64 * 3 * 5)));
-    CHECK(near(f[21], 1) && near(f[22], 1));   /* 64 and 128 channels: full blocks of 16 */
+    CHECK(near(f[21], 1) && near(f[22], 1));   /* 64 and 128 channels: whole blocks of 8 */
     CHECK(near(f[23], 28.0 * 14 / (28 * 16))); /* 28 x 14 outputs in 7 x 4 tiles of 4 x 4 */
     CHECK(strcmp(feature_names[23], "tile_fill") == 0);
-    p.c = 17, p.k = 40; /* 17 of 32, 40 of 48 */
+    features_of(&p, 2, 16, f);
+    CHECK(near(f[21], 1) && near(f[22], 1)); /* and of 16 */
+    p.c = 17, p.k = 40;                      /* 40 is whole blocks of 8, not of 16 */
     problem_set_packed_strides(&p);
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
-    features_of(&p, 2, f);
-    CHECK(near(f[21], 17.0 / 32) && near(f[22], 40.0 / 48));
+    features_of(&p, 2, 8, f);
+    CHECK(near(f[21], 0) && near(f[22], 1));
+    features_of(&p, 2, 16, f);
+    CHECK(near(f[21], 0) && near(f[22], 0));
+    features_of(&p, 2, 0, f); /* no block given: 8 */
+    CHECK(near(f[21], 0) && near(f[22], 1));
+    /* ShuffleNet-V2's 122 channels against 120: what the feature is for */
+    struct conv_problem dw = p;
+    dw.c = dw.k = dw.groups = 122;
+    problem_set_packed_strides(&dw);
+    CHECK(problem_validate(&dw, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    features_of(&dw, 2, 8, f);
+    CHECK(near(f[16], 1) && near(f[21], 0) && near(f[22], 0));
+    dw.c = dw.k = dw.groups = 120;
+    problem_set_packed_strides(&dw);
+    CHECK(problem_validate(&dw, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
+    features_of(&dw, 2, 8, f);
+    CHECK(near(f[21], 1) && near(f[22], 1));
+    features_of(&dw, 2, 16, f);
+    CHECK(near(f[21], 0) && near(f[22], 0));
+    CHECK(features_channel_block("avx512") == 16 && features_channel_block("avx512-2c-2t") == 16);
+    CHECK(features_channel_block("avx2") == 8 && features_channel_block("avx2-2c-2t") == 8);
+    CHECK(features_channel_block("generic") == 8 && features_channel_block("avx512x") == 8 &&
+          features_channel_block("") == 8 && features_channel_block(NULL) == 8);
     struct conv_problem line = p; /* a 1-D layer: one output row of a 4-row tile */
     line.h = 1, line.r = 1, line.pad_h = 0, line.stride_h = 1;
     problem_set_packed_strides(&line);
     CHECK(problem_validate(&line, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
-    features_of(&line, 2, f);
+    features_of(&line, 2, 8, f);
     CHECK(near(f[23], 1.0 * 14 / (4 * 16)) && near(f[5], 0)); /* 1 of 4 rows, 14 of 16 columns */
-    CHECK(strcmp(feature_names[21], "in_block_fill") == 0 &&
-          strcmp(feature_names[22], "out_block_fill") == 0);
+    CHECK(strcmp(feature_names[21], "in_aligned") == 0 &&
+          strcmp(feature_names[22], "out_aligned") == 0);
     p.c = 64, p.k = 128;
     p.groups = 64, p.k = 64, p.layout = CONVSEL_LAYOUT_NHWC;
     problem_set_packed_strides(&p);
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
-    features_of(&p, 1, f);
+    features_of(&p, 1, 8, f);
     CHECK(near(f[15], 6) && near(f[16], 1) && near(f[17], 1) && near(f[18], 0));
     CHECK(near(f[19], log2(2.0 * 4 * 64 * 28 * 14 * 1 * 3 * 5)) && near(f[20], log2(64.0 * 15)));
     CHECK(strcmp(feature_names[16], "depthwise") == 0);
@@ -121,6 +145,7 @@ static void metadata(void) {
     CHECK(json && metadata_from_json(json, strlen(json), &back, err, sizeof err));
     CHECK(back.num_solvers == 3 && strcmp(back.solver_names[1], "depthwise") == 0);
     CHECK(strcmp(back.target, "avx512-2c-2t") == 0);
+    CHECK(back.channel_block == 16); /* from the target: AVX-512's blocks of 16 channels */
     CHECK(memcmp(&back.stats, &m.stats, sizeof m.stats) == 0);
     CHECK(json && strstr(json, "\"conv_params_used_as_features\"") &&
           strstr(json, "\"num_inputs\""));

@@ -93,7 +93,7 @@ static void extrapolation_and_safe_pick(void) {
     const struct conv_problem p = problem(64, 56, 64, 3, 1);
     struct model_metadata m = meta_all();
     float f[FEATURE_COUNT];
-    features_of(&p, 2, f);
+    features_of(&p, 2, m.channel_block, f);
     m.bounds.present = true;
     for (int i = 0; i < FEATURE_COUNT; i++)
         m.bounds.min[i] = f[i] - 1, m.bounds.max[i] = f[i] + 1;
@@ -299,7 +299,7 @@ static void model_input_clipped(void) {
     CHECK(problem_validate(&p, err, sizeof err) == CONVSEL_STATUS_SUCCESS);
     struct model_metadata m = meta_all();
     float f[FEATURE_COUNT], in[FEATURE_COUNT];
-    features_of(&p, 2, f);
+    features_of(&p, 2, m.channel_block, f);
     for (int i = 0; i < FEATURE_COUNT; i++)
         m.stats.mean[i] = 0.5f * (float)i, m.stats.std[i] = 2.0f;
     /* no bounds: only normalized */

@@ -2,19 +2,31 @@
 #include "heur/features.h"
 
 #include <math.h>
+#include <string.h>
 
 const char *const feature_names[FEATURE_COUNT] = {
-    "log2_batch",   "log2_in_channels", "log2_in_h",      "log2_in_w",    "log2_out_channels",
-    "log2_out_h",   "log2_out_w",       "fil_h",          "fil_w",        "pad_h",
-    "pad_w",        "stride_h",         "stride_w",       "dil_h",        "dil_w",
-    "log2_groups",  "depthwise",        "layout_nhwc",    "log2_threads", "log2_flop",
-    "log2_weights", "in_block_fill",    "out_block_fill", "tile_fill"};
+    "log2_batch",   "log2_in_channels", "log2_in_h",   "log2_in_w",    "log2_out_channels",
+    "log2_out_h",   "log2_out_w",       "fil_h",       "fil_w",        "pad_h",
+    "pad_w",        "stride_h",         "stride_w",    "dil_h",        "dil_w",
+    "log2_groups",  "depthwise",        "layout_nhwc", "log2_threads", "log2_flop",
+    "log2_weights", "in_aligned",       "out_aligned", "tile_fill"};
 
-/* How full the last block of 16 channels is (1 when count is a multiple of
- * 16): oneDNN's kernels compute in blocks of 16 channels, so 17 channels
- * cost about what 32 do, and the fastest solver changes with it. */
-static double block_fill(int64_t count) {
-    return (double)count / (double)(16 * ((count + 15) / 16));
+/* Whether count is a multiple of the ISA's channel block. oneDNN's kernels
+ * compute in blocks of channels (16 with AVX-512, 8 with AVX2), and off
+ * the block they take slower paths: on the AVX2 database its direct
+ * solver is 1.85-1.91x the depthwise solver's time on 3x3 depthwise
+ * layers whose channels are not a multiple of 8, 1.19-1.21x where they
+ * are. Until 2026-12-07 this was the fill of the last block of 16 (120
+ * channels 0.94, 122 0.95), which told the model nothing of that on AVX2:
+ * ShuffleNet-V2's 122- and 244-channel layers were picked for oneDNN at
+ * 2.25-2.79x the fastest (docs/model-features.md). */
+static double aligned(int64_t count, int block) {
+    return count % block == 0 ? 1.0 : 0.0;
+}
+
+int features_channel_block(const char *isa) {
+    return isa != NULL && strncmp(isa, "avx512", 6) == 0 && (isa[6] == '\0' || isa[6] == '-') ? 16
+                                                                                              : 8;
 }
 
 /* The share of 4x4 output tiles that is output (1 when both output sizes
@@ -24,7 +36,9 @@ static double tile_fill(int64_t oh, int64_t ow) {
     return (double)(oh * ow) / (double)(16 * ((oh + 3) / 4) * ((ow + 3) / 4));
 }
 
-void features_of(const struct conv_problem *p, int threads, float out[FEATURE_COUNT]) {
+void features_of(const struct conv_problem *p, int threads, int channel_block,
+                 float out[FEATURE_COUNT]) {
+    const int block = channel_block > 0 ? channel_block : 8;
     const double values[FEATURE_COUNT] = {
         log2((double)p->n), log2((double)p->c), log2((double)p->h), log2((double)p->w),
         log2((double)p->k), log2((double)p->oh), log2((double)p->ow), (double)p->r, (double)p->s,
@@ -35,8 +49,8 @@ void features_of(const struct conv_problem *p, int threads, float out[FEATURE_CO
         /* the work, and the weights a backend reorders
          * every call: products the MLP would otherwise
          * have to assemble from the sizes */
-        log2(problem_flops(p)), log2((double)p->w_elems), block_fill(p->c), block_fill(p->k),
-        tile_fill(p->oh, p->ow)};
+        log2(problem_flops(p)), log2((double)p->w_elems), aligned(p->c, block),
+        aligned(p->k, block), tile_fill(p->oh, p->ow)};
     for (int i = 0; i < FEATURE_COUNT; i++)
         out[i] = (float)values[i];
 }

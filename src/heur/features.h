@@ -23,8 +23,15 @@
 
 extern const char *const feature_names[FEATURE_COUNT];
 
-/* The raw (unnormalized) features of p run on `threads` threads. */
-void features_of(const struct conv_problem *p, int threads, float out[FEATURE_COUNT]);
+/* The raw (unnormalized) features of p run on `threads` threads, on a
+ * machine whose kernels block channels by channel_block
+ * (features_channel_block). */
+void features_of(const struct conv_problem *p, int threads, int channel_block,
+                 float out[FEATURE_COUNT]);
+
+/* The channel block of an ISA ("avx512", or a machine signature that
+ * starts with it): 16 for avx512, 8 otherwise (AVX2's and SSE's blocks). */
+int features_channel_block(const char *isa);
 
 struct feature_stats {
     float mean[FEATURE_COUNT];
@@ -82,7 +89,8 @@ struct model_metadata {
     struct feature_stats stats;
     int num_solvers;
     char solver_names[SOLVER_MAX][METADATA_NAME_MAX]; /* model output i -> solver name */
-    char target[METADATA_NAME_MAX]; /* machine signature trained on, e.g. avx512-2c-2t */
+    char target[METADATA_NAME_MAX];                   /* the ISA trained on, e.g. avx512 */
+    int channel_block; /* features_channel_block(target); set by the parser and the trainer */
     struct feature_bounds bounds;
     /* The same over the training problems of each kind (policy_kind):
      * a depthwise layer of 87 taps is outside what any depthwise layer

@@ -416,6 +416,7 @@ bool metadata_from_json(const char *text, size_t len, struct model_metadata *m, 
         ok = fail(err, err_cap, "metadata: target must be a machine signature string");
     if (ok)
         snprintf(m->target, sizeof m->target, "%s", target->valuestring);
+    m->channel_block = features_channel_block(m->target);
     cJSON_Delete(root);
     return ok;
 }

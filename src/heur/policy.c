@@ -81,7 +81,7 @@ static int outside(const struct feature_bounds *b, const float f[FEATURE_COUNT],
 
 void policy_model_input(const struct model_metadata *meta, const struct conv_problem *p,
                         int threads, float out[FEATURE_COUNT]) {
-    features_of(p, threads, out);
+    features_of(p, threads, meta->channel_block, out);
     const struct feature_bounds *b = policy_bounds(meta, p);
     for (int i = 0; b->present && i < FEATURE_COUNT; i++)
         if (!is_scale(i))
@@ -113,7 +113,7 @@ void policy_rank(const struct model_metadata *meta, const struct conv_problem *p
     }
     stats_order_by_time(out->ms, out->order, out->n);
     float f[FEATURE_COUNT];
-    features_of(p, threads, f);
+    features_of(p, threads, meta->channel_block, f);
     bool shape_inside;
     out->feature = outside(policy_bounds(meta, p), f, &shape_inside);
     out->extrapolating = out->feature >= 0;

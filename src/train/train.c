@@ -40,7 +40,7 @@ static bool feature_summary(const struct dataset *d, const enum train_role *role
         if (role[i] != ROLE_TRAIN)
             continue;
         float *x = &rows[n++ * FEATURE_COUNT];
-        features_of(&d->v[i].p, d->threads, x);
+        features_of(&d->v[i].p, d->threads, t->meta.channel_block, x);
         struct feature_bounds *k = &kb[policy_kind(&d->v[i].p)];
         k->present = true;
         for (int f = 0; f < FEATURE_COUNT; f++) {
@@ -174,6 +174,7 @@ bool train_fit(const struct dataset *d, const enum train_role *role, const struc
                char *err, size_t cap) {
     memset(t, 0, sizeof *t);
     choose_outputs(d, t);
+    t->meta.channel_block = features_channel_block(d->machine); /* before any features_of */
     if (!feature_summary(d, role, t)) {
         snprintf(err, cap, "out of memory");
         return false;
@@ -207,7 +208,7 @@ bool train_fit(const struct dataset *d, const enum train_role *role, const struc
         if (role[i] != ROLE_TRAIN)
             continue;
         const size_t r = (size_t)data.count++;
-        features_of(&d->v[i].p, d->threads, &x[r * FEATURE_COUNT]);
+        features_of(&d->v[i].p, d->threads, t->meta.channel_block, &x[r * FEATURE_COUNT]);
         features_normalize(&x[r * FEATURE_COUNT], &t->meta.stats);
         for (size_t j = 0; j < outs; j++) {
             const double ms = d->v[i].ms[t->solver_of[j]];
