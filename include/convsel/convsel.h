@@ -92,7 +92,11 @@ CONVSEL_API void convsel_handle_destroy(convsel_handle_t handle);
 #define CONVSEL_MAX_THREADS 256
 
 /** Sets how many threads the handle's convolutions may use
- *  (1..CONVSEL_MAX_THREADS). @returns SUCCESS or BAD_PARAM. */
+ *  (1..CONVSEL_MAX_THREADS). convsel's own solvers run on a pool of that
+ *  many threads (the caller's among them), started at the handle's first
+ *  threaded call; between jobs its threads spin for up to
+ *  CONVSEL_POOL_SPIN_US microseconds (default 50), then sleep.
+ *  @returns SUCCESS or BAD_PARAM. */
 CONVSEL_API convsel_status_t convsel_set_num_threads(convsel_handle_t handle, int num_threads);
 
 /** Reads the handle's thread count into *num_threads_out. */
