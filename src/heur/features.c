@@ -2,7 +2,10 @@
 #include "heur/features.h"
 
 #include <math.h>
-#include <string.h>
+#include <stdio.h>
+
+#include "util/cpu.h"
+#include "util/machine.h"
 
 const char *const feature_names[FEATURE_COUNT] = {
     "log2_batch",   "log2_in_channels", "log2_in_h",   "log2_in_w",    "log2_out_channels",
@@ -25,8 +28,13 @@ static double aligned(int64_t count, int block) {
 }
 
 int features_channel_block(const char *isa) {
-    return isa != NULL && strncmp(isa, "avx512", 6) == 0 && (isa[6] == '\0' || isa[6] == '-') ? 16
-                                                                                              : 8;
+    char name[MACHINE_SIGNATURE_MAX];
+    if (isa == NULL)
+        return 8;
+    if (!machine_signature_parse(isa, name, sizeof name, NULL, NULL))
+        snprintf(name, sizeof name, "%s", isa); /* a bare ISA name */
+    enum cpu_isa level;
+    return cpu_isa_parse(name, &level) && level == CPU_AVX512 ? 16 : 8;
 }
 
 /* The share of 4x4 output tiles that is output (1 when both output sizes

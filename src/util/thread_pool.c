@@ -20,7 +20,6 @@
 #include "util/thread_pool.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -80,28 +79,39 @@ static void work_on(struct thread_pool *p) {
     }
 }
 
-static bool job_ready(struct thread_pool *p, unsigned long seen) {
-    const unsigned long g = atomic_load(&p->generation);
-    return atomic_load(&p->shutdown) || (g != seen && g % 2 == 0);
+/* Whether generation g is a complete job the worker has not taken yet. */
+static bool new_job(unsigned long g, unsigned long seen) {
+    return g != seen && g % 2 == 0;
 }
 
-/* Returns when a job newer than `seen` may be published, or at shutdown.
- * A oneDNN call starting on any thread ends the spin at once: its OpenMP
- * team needs the cores (util/openmp.h). */
-static void await_job(struct thread_pool *p, unsigned long seen) {
+static bool job_ready(struct thread_pool *p, unsigned long seen) {
+    return atomic_load(&p->shutdown) || new_job(atomic_load(&p->generation), seen);
+}
+
+/* Spins until until(p, arg) holds (true) or the pool's spin time has
+ * passed (false); with yield_to_openmp, also gives up when a oneDNN call
+ * starts on any thread: its OpenMP team needs the cores (util/openmp.h). */
+static bool spin_until(struct thread_pool *p, bool (*until)(struct thread_pool *, unsigned long),
+                       unsigned long arg, bool yield_to_openmp) {
     const int64_t budget = atomic_load(&p->spin_ns);
-    if (budget > 0) {
-        const int64_t start = clock_now_ns();
-        const unsigned long regions = openmp_regions_started();
-        for (unsigned i = 1;; i++) {
-            if (job_ready(p, seen))
-                return;
-            cpu_relax();
-            if (i % SPIN_CHECK == 0 &&
-                (clock_now_ns() - start > budget || openmp_regions_started() != regions))
-                break;
-        }
+    if (budget <= 0)
+        return false;
+    const int64_t start = clock_now_ns();
+    const unsigned long regions = yield_to_openmp ? openmp_regions_started() : 0;
+    for (unsigned i = 1;; i++) {
+        if (until(p, arg))
+            return true;
+        cpu_relax();
+        if (i % SPIN_CHECK == 0 && (clock_now_ns() - start > budget ||
+                                    (yield_to_openmp && openmp_regions_started() != regions)))
+            return false;
     }
+}
+
+/* Returns when a job newer than `seen` may be published, or at shutdown. */
+static void await_job(struct thread_pool *p, unsigned long seen) {
+    if (spin_until(p, job_ready, seen, true))
+        return;
     pthread_mutex_lock(&p->mu);
     atomic_fetch_add(&p->sleepers, 1);
     while (!job_ready(p, seen))
@@ -119,7 +129,7 @@ static void *worker_main(void *arg) {
             return NULL;
         atomic_fetch_add(&p->active, 1);
         const unsigned long g = atomic_load(&p->generation);
-        if (g != seen && g % 2 == 0) {
+        if (new_job(g, seen)) {
             seen = g;
             work_on(p);
         }
@@ -128,28 +138,23 @@ static void *worker_main(void *arg) {
     }
 }
 
-static bool tasks_done(struct thread_pool *p) {
+static bool tasks_done(struct thread_pool *p, unsigned long unused) {
+    (void)unused;
     return atomic_load(&p->remaining) == 0;
 }
 
-static bool workers_out(struct thread_pool *p) {
+static bool workers_out(struct thread_pool *p, unsigned long unused) {
+    (void)unused;
     return atomic_load(&p->active) == 0;
 }
 
 /* The caller's wait: spin, then block on `done`. */
-static void caller_wait(struct thread_pool *p, bool (*until)(struct thread_pool *)) {
-    const int64_t budget = atomic_load(&p->spin_ns);
-    const int64_t start = budget > 0 ? clock_now_ns() : 0;
-    for (unsigned i = 1; budget > 0; i++) {
-        if (until(p))
-            return;
-        cpu_relax();
-        if (i % SPIN_CHECK == 0 && clock_now_ns() - start > budget)
-            break;
-    }
+static void caller_wait(struct thread_pool *p, bool (*until)(struct thread_pool *, unsigned long)) {
+    if (spin_until(p, until, 0, false))
+        return;
     pthread_mutex_lock(&p->mu);
     atomic_store(&p->caller_waits, true);
-    while (!until(p))
+    while (!until(p, 0))
         pthread_cond_wait(&p->done, &p->mu);
     atomic_store(&p->caller_waits, false);
     pthread_mutex_unlock(&p->mu);
