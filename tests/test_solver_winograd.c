@@ -2,8 +2,11 @@
  * transform kernels of every ISA variant against a scalar evaluation of
  * the transform matrices, and the solver against the reference on edge
  * shapes: outputs smaller than a tile, not a multiple of 4, more tiles than
- * one block (512), both layouts and filter layouts, padding 0, 1, 2. The
- * measured error is printed against the stated bound (1e-3). */
+ * one block (512), both layouts and filter layouts, padding 0, 1, 2, with
+ * the GEMMs both ways round (under 16 tiles a block they are turned
+ * around: the cases of 1, 8 and 9 tiles), weights per call and constant
+ * (the second call with the kept transform). The measured error is
+ * printed against the stated bound (1e-3). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,11 +80,14 @@ int main(void) {
                                 /* filters in blocks of 16 with a partial last block,
                                  * per thread's range */
                                 {1, 20, 9, 37, 1},
-                                {2, 7, 12, 50, 0}};
+                                {2, 7, 12, 50, 0},
+                                /* tiles as rows: 6 tiles, 819 channels (51 column
+                                 * panels and a partial one, 4 to a vector) */
+                                {1, 12, 7, 819, 1}};
     struct rng g = rng_seed(5);
     double worst = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (int v = 0; v < 4; v++) {
+        for (int v = 0; v < 8; v++) {
             struct test_problem tp = test_problem_default();
             tp.n = cases[i][0], tp.c = cases[i][1], tp.h = tp.w = cases[i][2], tp.k = cases[i][3];
             tp.pad_h = tp.pad_w = cases[i][4];
@@ -97,13 +103,20 @@ int main(void) {
             size_t ws;
             convsel_get_forward_workspace_size(h, id, d.x, d.w, d.conv, d.y, &ws);
             void *work = malloc(ws);
-            CHECK_STATUS(
-                h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work, ws),
-                CONVSEL_STATUS_SUCCESS);
+            /* constant: the first call transforms and keeps, the second reuses */
+            const int constant = v >> 2;
+            convsel_set_weights_constant(h, constant);
             convsel_convolution_forward(h, ref, d.x, x, d.w, w, d.conv, d.y, r, NULL, 0);
-            const struct verify_result vr = verify_compare(y, r, d.y_count);
-            worst = fmax(worst, vr.rel_error);
-            CHECK(verify_passes(&vr, 1e-3));
+            for (int call = 0; call <= constant; call++) {
+                memset(y, 0, d.y_count * sizeof *y);
+                CHECK_STATUS(
+                    h, convsel_convolution_forward(h, id, d.x, x, d.w, w, d.conv, d.y, y, work, ws),
+                    CONVSEL_STATUS_SUCCESS);
+                const struct verify_result vr = verify_compare(y, r, d.y_count);
+                worst = fmax(worst, vr.rel_error);
+                if (!CHECK(verify_passes(&vr, 1e-3)))
+                    printf("case %zu variant %d call %d: error %.2e\n", i, v, call, vr.rel_error);
+            }
             free(x), free(w), free(y), free(r), free(work);
             test_descs_destroy(&d);
         }

@@ -6,6 +6,8 @@
  * M[i] (K x T) = U[i] (K x C) * V[i] (C x T), and each output tile is
  * A^T m A. Tiles are processed in blocks so the workspace stays bounded;
  * transforms run on the handle's pool, the GEMMs on convsel's GEMM.
+ * Where a block has few tiles (small maps at small batches) the GEMMs are
+ * turned around, M[i]^T (T x K) = V[i]^T U[i] (tiles_as_rows).
  * With constant weights (convsel_set_weights_constant) U is computed once
  * and kept in the handle's plan cache.
  *
@@ -61,9 +63,25 @@ static int64_t block_tiles(const struct conv_problem *p) {
     return t < TILE_BLOCK ? t : TILE_BLOCK;
 }
 
-/* U[i] packed for the GEMM kernel (K x C, one per position). */
+/* Whether the tiles are the rows of the GEMMs' products (M[i] is T x K,
+ * U[i] their B) rather than their columns (M[i] K x T, U[i] their A):
+ * when a block has fewer tiles than the kernel's width (nr: 16 on AVX2,
+ * 32 on AVX-512), which as columns would not fill one panel. 256 -> 256
+ * channels on a 7x9 map (6 tiles) ran its GEMMs at ~15 % of peak, 80 % of
+ * the solver's time in the narrow kernel, 1.8x im2col's time for a third
+ * of its multiplications; as rows T fills the kernel's 6 (AVX2) or 14
+ * rows and K its columns. On AVX2, 2 threads, rows were 1.3-2.6x faster
+ * under 16 tiles and 0.74-0.95x from 16 up (docs/solvers.md); AVX-512's
+ * boundary is not measured. Fixed per problem (by the largest block),
+ * since U is packed once for every block and kept across calls. */
+static bool tiles_as_rows(const struct conv_problem *p) {
+    return block_tiles(p) < (int64_t)sgemm_kernel_best()->nr;
+}
+
+/* U[i] packed for the GEMM kernel (one per position): as A (K x C) or,
+ * with tiles_as_rows, as B (C x K). */
 static size_t packed_u_floats(const struct conv_problem *p) {
-    return sgemm_packed_floats(NULL, true, (size_t)p->k, (size_t)p->c);
+    return sgemm_packed_floats(NULL, !tiles_as_rows(p), (size_t)p->k, (size_t)p->c);
 }
 
 /* U (36 x C x K), then V (36 x C x TB) and M (36 x K x TB), then U packed. */
@@ -198,12 +216,27 @@ static void input_transform(void *ctx, size_t begin, size_t end) {
     }
 }
 
-/* y tile = A^T m A for output channels k in [begin, end). */
+/* Writes lane l of o (16 x WINO_LANES outputs of A^T m A) to channel k's
+ * output tile tp, the part of it inside the output map. */
+static void store_tile(const struct wino *s, struct tile_pos tp, int64_t k, const float *o,
+                       int64_t l) {
+    const struct conv_problem *p = s->p;
+    const int64_t *ys = p->y_stride;
+    float *out =
+        s->y + tp.n * ys[DIM_N] + k * ys[DIM_C] + tp.ty * 4 * ys[DIM_H] + tp.tx * 4 * ys[DIM_W];
+    const int rows = p->oh - tp.ty * 4 < 4 ? (int)(p->oh - tp.ty * 4) : 4;
+    const int cols = p->ow - tp.tx * 4 < 4 ? (int)(p->ow - tp.tx * 4) : 4;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            out[i * ys[DIM_H] + j * ys[DIM_W]] = o[(i * 4 + j) * WINO_LANES + l];
+}
+
+/* y tile = A^T m A for output channels k in [begin, end), WINO_LANES
+ * tiles at a time: M[i] is K x T. */
 static void output_transform(void *ctx, size_t begin, size_t end) {
     const struct wino *s = ctx;
     const struct conv_problem *p = s->p;
     const struct wino_kernels *kern = wino_kernels();
-    const int64_t *ys = p->y_stride;
     float m[36 * WINO_LANES], o[16 * WINO_LANES];
     for (size_t k = begin; k < end; k++) {
         struct tile_pos tp = tile_at(s, 0);
@@ -218,33 +251,71 @@ static void output_transform(void *ctx, size_t begin, size_t end) {
                     m[i * WINO_LANES + l] = 0.0f;
             }
             kern->output(m, WINO_LANES, o);
-            for (int64_t l = 0; l < lanes; l++, next_tile(s, &tp)) {
-                float *out = s->y + tp.n * ys[DIM_N] + (int64_t)k * ys[DIM_C] +
-                             tp.ty * 4 * ys[DIM_H] + tp.tx * 4 * ys[DIM_W];
-                const int rows = p->oh - tp.ty * 4 < 4 ? (int)(p->oh - tp.ty * 4) : 4;
-                const int cols = p->ow - tp.tx * 4 < 4 ? (int)(p->ow - tp.tx * 4) : 4;
-                for (int i = 0; i < rows; i++)
-                    for (int j = 0; j < cols; j++)
-                        out[i * ys[DIM_H] + j * ys[DIM_W]] = o[(i * 4 + j) * WINO_LANES + l];
-            }
+            for (int64_t l = 0; l < lanes; l++, next_tile(s, &tp))
+                store_tile(s, tp, (int64_t)k, o, l);
         }
     }
 }
 
-/* M[i] = U[i] * V[i] for positions i in [begin, end): whole GEMMs per
- * thread, one pool job for all 36 (each job costs a wake-up). U[i] comes
- * packed: every tile block reuses it. */
+/* The same with tiles_as_rows (M[i] is T x K): blocks [begin, end) of
+ * WINO_LANES output channels, one tile at a time, so that the lanes are
+ * channels and read contiguously. */
+static void output_transform_rows(void *ctx, size_t begin, size_t end) {
+    const struct wino *s = ctx;
+    const struct conv_problem *p = s->p;
+    const struct wino_kernels *kern = wino_kernels();
+    float m[36 * WINO_LANES], o[16 * WINO_LANES];
+    for (size_t b = begin; b < end; b++) {
+        const int64_t k0 = (int64_t)b * WINO_LANES;
+        const int64_t lanes = p->k - k0 < WINO_LANES ? p->k - k0 : WINO_LANES;
+        struct tile_pos tp = tile_at(s, 0);
+        for (int64_t t = 0; t < s->tb; t++, next_tile(s, &tp)) {
+            for (int i = 0; i < 36; i++) {
+                const float *from =
+                    s->m + ((size_t)i * (size_t)s->tb + (size_t)t) * (size_t)p->k + (size_t)k0;
+                for (int64_t l = 0; l < lanes; l++)
+                    m[i * WINO_LANES + l] = from[l];
+                for (int64_t l = lanes; l < WINO_LANES; l++)
+                    m[i * WINO_LANES + l] = 0.0f;
+            }
+            kern->output(m, WINO_LANES, o);
+            for (int64_t l = 0; l < lanes; l++)
+                store_tile(s, tp, k0 + l, o, l);
+        }
+    }
+}
+
+/* M[i] = U[i] * V[i] (or M[i]^T = V[i]^T U[i], tiles_as_rows) for
+ * positions i in [begin, end): whole GEMMs per thread, one pool job for
+ * all 36 (each job costs a wake-up). U[i] comes packed: every tile block
+ * reuses it. */
 static void position_gemms(void *ctx, size_t begin, size_t end) {
     const struct wino *s = ctx;
     const struct conv_problem *p = s->p;
+    const bool rows = tiles_as_rows(p);
     for (size_t i = begin; i < end; i++) {
+        const float *v = s->v + i * (size_t)(p->c * s->tb);
+        float *m = s->m + i * (size_t)(p->k * s->tb);
+        if (rows) {
+            const struct sgemm_op op = {
+                .m = (size_t)s->tb,
+                .n = (size_t)p->k,
+                .k = (size_t)p->c,
+                .a = {.matrix = v, .ld = (size_t)s->tb, .trans = true},
+                .b = {.packed = s->u_packed + i * packed_u_floats(p)},
+                .c = m,
+                .ldc = (size_t)p->k,
+            };
+            sgemm_run(&op, NULL);
+            continue;
+        }
         const struct sgemm_op op = {
             .m = (size_t)p->k,
             .n = (size_t)s->tb,
             .k = (size_t)p->c,
             .a = {.packed = s->u_packed + i * packed_u_floats(p)},
-            .b = {.matrix = s->v + i * (size_t)(p->c * s->tb), .ld = (size_t)s->tb},
-            .c = s->m + i * (size_t)(p->k * s->tb),
+            .b = {.matrix = v, .ld = (size_t)s->tb},
+            .c = m,
             .ldc = (size_t)s->tb,
         };
         sgemm_run(&op, NULL);
@@ -255,10 +326,12 @@ static void position_gemms(void *ctx, size_t begin, size_t end) {
 static void pack_positions(void *ctx, size_t begin, size_t end) {
     const struct wino *s = ctx;
     const struct conv_problem *p = s->p;
+    const bool as_a = !tiles_as_rows(p);
     for (size_t i = begin; i < end; i++) {
+        /* U[i] is C x K: A (K x C) stored transposed, or B as it is */
         const struct sgemm_operand u = {
-            .matrix = s->u + i * (size_t)(p->k * p->c), .ld = (size_t)p->k, .trans = true};
-        sgemm_pack(NULL, true, &u, (size_t)p->k, (size_t)p->c,
+            .matrix = s->u + i * (size_t)(p->k * p->c), .ld = (size_t)p->k, .trans = as_a};
+        sgemm_pack(NULL, as_a, &u, (size_t)p->k, (size_t)p->c,
                    (float *)s->u_packed + i * packed_u_floats(p), NULL);
     }
 }
@@ -312,7 +385,11 @@ static convsel_status_t run(const struct conv_run_args *a) {
         s.tb = total - s.t0 < tb_max ? total - s.t0 : tb_max;
         thread_pool_parallel_for(a->pool, (size_t)p->c, input_transform, &s);
         thread_pool_parallel_for(a->pool, 36, position_gemms, &s);
-        thread_pool_parallel_for(a->pool, (size_t)p->k, output_transform, &s);
+        if (tiles_as_rows(p))
+            thread_pool_parallel_for(a->pool, (size_t)(p->k + WINO_LANES - 1) / WINO_LANES,
+                                     output_transform_rows, &s);
+        else
+            thread_pool_parallel_for(a->pool, (size_t)p->k, output_transform, &s);
     }
     return CONVSEL_STATUS_SUCCESS;
 }
