@@ -4,7 +4,7 @@
  * shapes: outputs smaller than a tile, not a multiple of 4, more tiles than
  * one block (512), both layouts and filter layouts, padding 0, 1, 2, with
  * the GEMMs both ways round (under 16 tiles a block they are turned
- * around: the cases of 1, 8 and 9 tiles), weights per call and constant
+ * around: the cases of 1, 4, 8 and 9 tiles), weights per call and constant
  * (the second call with the kept transform). The measured error is
  * printed against the stated bound (1e-3). */
 #include <math.h>
@@ -81,8 +81,9 @@ int main(void) {
                                  * per thread's range */
                                 {1, 20, 9, 37, 1},
                                 {2, 7, 12, 50, 0},
-                                /* tiles as rows: 6 tiles, 819 channels (51 column
-                                 * panels and a partial one, 4 to a vector) */
+                                /* tiles as rows: 4 tiles, 819 channels (51 column
+                                 * panels of 16 and one of 3; the output
+                                 * transform's last block of channels 3 lanes) */
                                 {1, 12, 7, 819, 1}};
     struct rng g = rng_seed(5);
     double worst = 0;
